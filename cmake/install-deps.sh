@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every Debian package tirc needs to build, test and benchmark.
+# Idempotent and non-interactive; run as root (or through sudo) on Debian 12.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build git python3
+  # compiler infrastructure (LLVM 19 for codegen/llvm, FileCheck and lit for tests,
+  # clang-19 for libFuzzer targets)
+  llvm-19-dev llvm-19-tools clang-19 lld-19 libclang-rt-19-dev libzstd-dev
+  # libraries of the design
+  libcli11-dev libspdlog-dev catch2 libxbyak-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler libsqlite3-dev
+  # test and benchmark oracles
+  libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,44 @@
+// The reference interpreter: runs any PrimFunc on host buffers. It is the
+// oracle every schedule primitive, pass and code generator is tested against.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/eval/ndarray.h"
+#include "ir/function.h"
+
+namespace tirc {
+
+// One argument per parameter, in order: an NDArray for a buffer parameter
+// (shape and dtype must match the buffer), a scalar for a scalar parameter.
+struct Argument {
+  NDArray* array = nullptr;
+  int64_t int_value = 0;
+  double float_value = 0;
+};
+
+// Runs f. Throws tirc::Error on out-of-bounds accesses, division by zero,
+// shape mismatches, and anything the IR does not define.
+void run(const PrimFunc& f, const std::vector<Argument>& args);
+
+// Random inputs for every buffer parameter of f, deterministic in seed.
+// small_ints: floats hold small integers (-4..4), so sums of products are
+// exact and results can be compared bit for bit.
+std::vector<NDArray> random_inputs(const PrimFunc& f, uint64_t seed, bool small_ints = true);
+
+struct EquivResult {
+  bool equal = true;
+  std::string message;  // the first differing element, when not equal
+};
+
+// Runs a and b on the same random inputs `trials` times (seeds seed..) and
+// compares every buffer parameter afterwards. The functions must have the same
+// parameter shapes and types. rtol/atol of 0 means bit-for-bit.
+EquivResult check_equivalent(const PrimFunc& a, const PrimFunc& b, int trials = 3,
+                             uint64_t seed = 0, bool small_ints = true, double rtol = 0,
+                             double atol = 0);
+
+}  // namespace tirc

@@ -1,0 +1,42 @@
+// Host tensors for the interpreter and the driver: a dtype, a shape and bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace tirc {
+
+class NDArray {
+ public:
+  NDArray() = default;
+  NDArray(DataType dtype, std::vector<int64_t> shape);  // zero-filled
+
+  DataType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t num_elements() const;
+  size_t num_bytes() const { return bytes_.size(); }
+  uint8_t* data() { return bytes_.data(); }
+  const uint8_t* data() const { return bytes_.data(); }
+
+  // Element i (flat, row-major) converted to double / int64 / back.
+  double get_float(int64_t i) const;
+  int64_t get_int(int64_t i) const;
+  void set_float(int64_t i, double v);  // rounds to the element type
+  void set_int(int64_t i, int64_t v);   // wraps to the element type
+
+  bool bitwise_equal(const NDArray& other) const;
+
+ private:
+  DataType dtype_;
+  std::vector<int64_t> shape_;
+  std::vector<uint8_t> bytes_;
+};
+
+// NumPy .npy files (version 1.0/2.0, little-endian, C order).
+NDArray read_npy(const std::string& path);
+void write_npy(const std::string& path, const NDArray& a);
+
+}  // namespace tirc

@@ -1,0 +1,77 @@
+#include "ir/stmt.h"
+
+namespace tirc {
+
+const char* to_string(StmtKind kind) {
+  switch (kind) {
+    case StmtKind::BufferStore: return "BufferStore";
+    case StmtKind::For: return "For";
+    case StmtKind::Block: return "Block";
+    case StmtKind::BlockRealize: return "BlockRealize";
+    case StmtKind::Seq: return "SeqStmt";
+    case StmtKind::IfThenElse: return "IfThenElse";
+    case StmtKind::LetStmt: return "LetStmt";
+    case StmtKind::Evaluate: return "Evaluate";
+    case StmtKind::Allocate: return "Allocate";
+    case StmtKind::DeclBuffer: return "DeclBuffer";
+  }
+  return "?";
+}
+
+const char* to_string(ForKind kind) {
+  switch (kind) {
+    case ForKind::Serial: return "serial";
+    case ForKind::Parallel: return "parallel";
+    case ForKind::Vectorized: return "vectorized";
+    case ForKind::Unrolled: return "unroll";
+    case ForKind::ThreadBinding: return "thread_binding";
+  }
+  return "?";
+}
+
+Stmt make_store(Buffer buffer, Expr value, std::vector<Expr> indices) {
+  if (!buffer) throw Error("store to a null buffer");
+  if (!value) throw Error("store of a null value to " + buffer->name);
+  for (const Expr& i : indices)
+    if (!i || !i.dtype().is_integer())
+      throw Error("store to " + buffer->name + " with a non-integer index");
+  return std::make_shared<const BufferStoreNode>(std::move(buffer), std::move(value), std::move(indices));
+}
+
+Stmt make_for(Var var, Expr min, Expr extent, ForKind kind, Stmt body, std::string thread_tag,
+              Annotations annotations) {
+  if (!var || !min || !extent || !body) throw Error("incomplete for loop");
+  return std::make_shared<const ForNode>(std::move(var), std::move(min), std::move(extent), kind,
+                                         std::move(body), std::move(thread_tag), std::move(annotations));
+}
+
+Stmt make_seq(std::vector<Stmt> stmts) {
+  std::vector<Stmt> flat;
+  for (Stmt& s : stmts) {
+    if (!s) continue;
+    if (auto* seq = s.as<SeqStmtNode>())
+      flat.insert(flat.end(), seq->seq.begin(), seq->seq.end());
+    else
+      flat.push_back(std::move(s));
+  }
+  if (flat.size() == 1) return flat[0];
+  return std::make_shared<const SeqStmtNode>(std::move(flat));
+}
+
+Stmt make_if(Expr cond, Stmt then_case, Stmt else_case) {
+  if (!cond || !cond.dtype().is_bool()) throw Error("if condition is not bool");
+  return std::make_shared<const IfThenElseNode>(std::move(cond), std::move(then_case), std::move(else_case));
+}
+
+Stmt make_evaluate(Expr value) { return std::make_shared<const EvaluateNode>(std::move(value)); }
+
+Stmt make_block_realize(std::vector<Expr> iter_values, Expr predicate, Block block) {
+  if (!block) throw Error("block realize of a null block");
+  if (iter_values.size() != block->iter_vars.size())
+    throw Error("block " + block->name + " has " + std::to_string(block->iter_vars.size()) +
+                " iteration variables but " + std::to_string(iter_values.size()) + " bound values");
+  if (!predicate) predicate = make_bool(true);
+  return std::make_shared<const BlockRealizeNode>(std::move(iter_values), std::move(predicate), std::move(block));
+}
+
+}  // namespace tirc

@@ -1,0 +1,20 @@
+# lit configuration for tirc: each .tir file under this directory is a test
+# whose RUN lines call %tirc and FileCheck.
+import os
+import lit.formats
+
+config.name = "tirc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".tir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.excludes = ["Inputs"]
+
+tirc = lit_config.params.get("tirc")
+filecheck_dir = lit_config.params.get("filecheck_dir", "/usr/lib/llvm-19/bin")
+source_dir = lit_config.params.get("source_dir", os.path.join(config.test_source_root, "..", ".."))
+if not tirc:
+    lit_config.fatal("pass --param tirc=PATH/TO/tirc")
+
+config.substitutions.append(("%tirc", tirc))
+config.substitutions.append(("%examples", os.path.join(source_dir, "examples")))
+config.environment["PATH"] = filecheck_dir + os.pathsep + config.environment.get("PATH", os.environ.get("PATH", ""))
