@@ -1,0 +1,39 @@
+#include "driver/session.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "ir/text/parser.h"
+
+namespace tirc::driver {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("no such file or directory: '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw Error("cannot read '" + path + "': " + std::strerror(errno));
+  return ss.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error("cannot open '" + path + "' for writing: " + std::strerror(errno));
+  out << text;
+  out.close();
+  if (!out) throw Error("cannot write '" + path + "'");
+}
+
+IRModule load_module(const std::string& path) { return parse_module(read_file(path), path); }
+
+void report(const Error& e) { std::cerr << e.render() << std::flush; }
+
+void report(const std::vector<Diagnostic>& diags) {
+  for (const Diagnostic& d : diags) std::cerr << render_diagnostic(d.loc, "error", d.message);
+  std::cerr << std::flush;
+}
+
+}  // namespace tirc::driver

@@ -1,0 +1,27 @@
+// What every subcommand needs: reading inputs and reporting diagnostics.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/function.h"
+#include "ir/verify.h"
+
+namespace tirc::driver {
+
+// Exit statuses, as for clang: 0 success, 1 bad input, 2 bad usage.
+enum ExitCode { kOk = 0, kBadInput = 1, kUsage = 2 };
+
+// Reads a whole file; throws Error("no such file or directory: 'x'") when it
+// cannot be read.
+std::string read_file(const std::string& path);
+// Writes a whole file; throws Error on failure.
+void write_file(const std::string& path, const std::string& text);
+// Reads and parses a .tir file.
+IRModule load_module(const std::string& path);
+
+// Prints an error / verifier diagnostics to stderr in clang's format.
+void report(const Error& e);
+void report(const std::vector<Diagnostic>& diags);
+
+}  // namespace tirc::driver
