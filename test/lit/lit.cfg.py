@@ -4,7 +4,7 @@ import os
 import lit.formats
 
 config.name = "tirc"
-config.test_format = lit.formats.ShTest(execute_external=False)
+config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".tir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.excludes = ["Inputs"]
