@@ -192,16 +192,17 @@ void check_region_coverage(const BlockNode& block, const Analyzer& az, const Sou
   BufferSet own = allocated_in(block);
   for (const MatchBufferRegion& m : block.match_buffers) own.insert(m.buffer.get());
   for (const BufferRegion& r : actual.reads) {
-    if (!r.buffer || own.count(r.buffer.get())) continue;
+    if (!r.buffer || own.count(r.buffer.get()) || r.region.size() != r.buffer->ndim()) continue;
     if (any_covers(az, block.reads, r)) continue;
     // A reduction with an init reads its own output; TVM declares that only
-    // in T.writes.
-    if (block.init && any_covers(az, block.writes, r)) continue;
+    // in T.writes, and a gap there is reported for the write.
+    if (block.init && (any_covers(az, block.writes, r) || any_covers(az, actual.writes, r)))
+      continue;
     sink.report(
         loc, "block " + block.name + " reads " + region_str(r) + " but T.reads does not cover it");
   }
   for (const BufferRegion& r : actual.writes) {
-    if (!r.buffer || own.count(r.buffer.get())) continue;
+    if (!r.buffer || own.count(r.buffer.get()) || r.region.size() != r.buffer->ndim()) continue;
     if (any_covers(az, block.writes, r)) continue;
     sink.report(loc, "block " + block.name + " writes " + region_str(r) +
                          " but T.writes does not cover it");
