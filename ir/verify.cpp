@@ -171,21 +171,27 @@ class FunctionVerifier : public StmtVisitor {
 
   void visit_for(const ForNode* n) override {
     LocScope at(this, n);
+    if (!n->loop_var || !n->min || !n->extent) return sink_.report(loc_, "incomplete for loop");
     std::string loop = "loop " + n->loop_var->name + ": ";
+    bool integral = true;
     for (auto [what, e] : {std::pair{"min", n->min}, std::pair{"extent", n->extent}}) {
-      if (!e.dtype().is_integer() || !e.dtype().is_scalar())
+      if (!e.dtype().is_integer() || !e.dtype().is_scalar()) {
+        integral = false;
         sink_.report(loc_,
                      loop + what + " has type " + e.dtype().str() + ", not an integer scalar");
-      else if (n->loop_var->dtype != e.dtype())
-        sink_.report(loc_, loop + "variable of type " + n->loop_var->dtype.str() + " has a " +
-                               what + " of type " + e.dtype().str());
+      } else if (n->loop_var->dtype != e.dtype()) {
+        sink_.report(loc_, loop + "variable of type " + n->loop_var->dtype.str() + " has " + what +
+                               " of type " + e.dtype().str());
+      }
     }
     if (n->for_kind == ForKind::Vectorized && !as_const_int(n->extent))
       sink_.report(loc_, loop + "vectorized loop has non-constant extent " + expr_str(n->extent));
     visit(n->min);
     visit(n->extent);
     Frame f = enter();
-    define(n->loop_var, Binding{Range{n->min, n->extent}, std::nullopt}, true);
+    Binding range;
+    if (integral) range.range = Range{n->min, n->extent};
+    define(n->loop_var, range, true);
     visit(n->body);
     leave(f);
   }
@@ -468,8 +474,9 @@ class FunctionVerifier : public StmtVisitor {
     check_buffer_declared(buf, std::string(what) + " " + access);
     if (indices.size() != buf->ndim()) {
       sink_.report(loc_, std::string(what) + " " + access + " has " +
-                             std::to_string(indices.size()) + " indices but buffer " + buf->name +
-                             " has " + std::to_string(buf->ndim()) + " dimensions");
+                             std::to_string(indices.size()) +
+                             (indices.size() == 1 ? " index" : " indices") + " but buffer " +
+                             buf->name + " has " + std::to_string(buf->ndim()) + " dimensions");
       return;
     }
     int lanes = 1;
@@ -526,7 +533,8 @@ class FunctionVerifier : public StmtVisitor {
   // the domain on every iteration are errors.
   void check_bindings(const BlockRealizeNode* n) {
     const BlockNode* b = n->block.get();
-    bool guarded = !is_true(n->predicate);
+    // An enclosing condition may narrow the values in ways bounds do not see.
+    bool guarded = !is_true(n->predicate) || !guards_.empty();
     const Analyzer& az = analyzer();
     size_t count = std::min(n->iter_values.size(), b->iter_vars.size());
     for (size_t i = 0; i < count; ++i) {
@@ -578,7 +586,7 @@ class FunctionVerifier : public StmtVisitor {
     }
     for (const BufferRegion& r : b->reads) check_region(b->name, "T.reads", r);
     for (const BufferRegion& r : b->writes) check_region(b->name, "T.writes", r);
-    if (predicate) {
+    if (predicate && predicate.dtype().is_bool()) {
       guards_.push_back({predicate, false});
       invalidate();
     }

@@ -188,6 +188,9 @@ void check_region_coverage(const BlockNode& block, const Analyzer& az, const Sou
   } catch (const Error& e) {
     sink.report(loc, "block " + block.name + ": cannot infer its access regions: " + e.message());
     return;
+  } catch (const std::exception& e) {  // malformed IR must not crash the verifier
+    sink.report(loc, "block " + block.name + ": cannot infer its access regions: " + e.what());
+    return;
   }
   BufferSet own = allocated_in(block);
   for (const MatchBufferRegion& m : block.match_buffers) own.insert(m.buffer.get());

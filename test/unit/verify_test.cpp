@@ -148,7 +148,7 @@ TEST_CASE("loads and stores with the wrong number of indices are reported", "[ve
   Matmul m;
   m.block->body =
       make_store(m.C, make_load(m.C, {m.vi, m.vj}) + make_load(m.A, {m.vi}), {m.vi, m.vj});
-  require_single(m.build(), "main: load A[vi] has 1 indices but buffer A has 2 dimensions");
+  require_single(m.build(), "main: load A[vi] has 1 index but buffer A has 2 dimensions");
 }
 
 TEST_CASE("stores of the wrong type or lane count are reported", "[verify]") {
@@ -329,7 +329,7 @@ TEST_CASE("loop and block realize shapes are checked", "[verify]") {
   Stmt wide = make_for(l, make_int(0, DataType::int64()), 16, ForKind::Serial,
                        make_store(A, make_float(0.0), {l}));
   require_single(make_prim_func(params, wide),
-                 "loop l: variable of type int64 has a extent of type int32");
+                 "loop l: variable of type int64 has extent of type int32");
 
   Var n = make_var("n");
   Stmt vec = make_for(i, 0, n, ForKind::Vectorized, store);
@@ -389,4 +389,37 @@ TEST_CASE("modules are verified function by function", "[verify]") {
   INFO(all_messages(ds));
   REQUIRE(ds.size() == 1);
   CHECK_THAT(ds[0].message, Catch::StartsWith("bad: block C has reduce axes"));
+}
+
+TEST_CASE("vector accesses are bounded over all their lanes", "[verify]") {
+  Var i = make_var("i");
+  auto func = [&](int size) {
+    Buffer A = make_buffer("A", f32, {size});
+    Stmt s = make_for(i, 0, 8, ForKind::Serial,
+                      make_store(A, make_broadcast(make_float(1.0), 8), {make_ramp(i * 8, 1, 8)}));
+    return make_prim_func({{make_var("a", DataType::handle()), A}}, s);
+  };
+  require_clean(func(64));
+  require_single(func(60), "index 0 ranges over [0, 63]");
+}
+
+TEST_CASE("a split loop with T.where binds a padded axis cleanly", "[verify]") {
+  // for i0, i1 in T.grid(4, 32): vi = T.axis.spatial(100, i0 * 32 + i1); T.where(i0 * 32 + i1 <
+  // 100)
+  Buffer A = make_buffer("A", f32, {100});
+  Var i0 = make_var("i0"), i1 = make_var("i1"), vi = make_var("vi");
+  auto block = named_block("A");
+  block->iter_vars = {iter(vi, 100)};
+  block->writes = {region(A, {point(vi)})};
+  block->body = make_store(A, make_float(0.0), {vi});
+  Expr value = i0 * 32 + i1;
+  Stmt s = make_for(i0, 0, 4, ForKind::Serial,
+                    make_for(i1, 0, 32, ForKind::Serial, realize(block, {value}, value < 100)));
+  std::vector<Param> params{{make_var("a", DataType::handle()), A}};
+  require_clean(make_prim_func(params, in_root(s)));
+  // Without the predicate the binding exceeds the domain.
+  Stmt unguarded = make_for(i0, 0, 4, ForKind::Serial,
+                            make_for(i1, 0, 32, ForKind::Serial, realize(block, {value})));
+  require_single(make_prim_func(params, in_root(unguarded)),
+                 "iteration variable vi is bound to i0 * 32 + i1, which ranges over [0, 127]");
 }
