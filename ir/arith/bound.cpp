@@ -30,8 +30,7 @@ i128 sat_mul(i128 a, i128 b) {
   i128 ma = a < 0 ? -a : a, mb = b < 0 ? -b : b;
   if (ma >= kInf || mb >= kInf) return neg ? -kInf : kInf;
   // both magnitudes are below 2^100; the product may still overflow i128
-  if (ma > (static_cast<i128>(1) << 62) && mb > (static_cast<i128>(1) << 62))
-    return neg ? -kInf : kInf;
+  if (ma > kInf / mb) return neg ? -kInf : kInf;
   return clamp_inf(neg ? -(ma * mb) : ma * mb);
 }
 

@@ -5,6 +5,7 @@
 #include "arith_test_util.h"
 #include "ir/arith/analyzer.h"
 #include "ir/buffer.h"
+#include "ir/structural.h"
 
 using namespace tirc;
 using tirc::test::str;
@@ -182,6 +183,15 @@ TEST_CASE("bounds through arithmetic", "[arith]") {
   CHECK_FALSE(b.min);  // may wrap: the whole int8 range, i.e. unbounded
   CHECK_FALSE(b.max);
   CHECK(an.const_int_bound(Expr(7)).is_const());
+  // products that could overflow int64 are unbounded, not wrong
+  Var big = make_var("big", DataType::int64());
+  an.bind(big, ConstIntBound{-(int64_t{1} << 62), int64_t{1} << 62});
+  b = an.const_int_bound(Expr(big) * big * big);
+  CHECK_FALSE(b.min);
+  CHECK_FALSE(b.max);
+  b = an.const_int_bound(floordiv(Expr(big), make_int(1 << 30, DataType::int64())));
+  CHECK(b.min == -(int64_t{1} << 32));
+  CHECK(b.max == int64_t{1} << 32);
 }
 
 TEST_CASE("min, max and comparisons use bounds", "[arith]") {
@@ -295,6 +305,12 @@ TEST_CASE("simplification preserves values on random integer expressions", "[ari
     Expr e = iter % 4 == 0 ? g.cond(3) : g.gen(4);
     Expr s = an.simplify(e);
     REQUIRE(s.dtype() == e.dtype());
+    {
+      Expr again = an.simplify(s);
+      INFO("once:  " << str(s));
+      INFO("twice: " << str(again));
+      CHECK(structural_equal(again, s));  // simplification reaches a fixed point
+    }
     bool all_defined = true;
     tirc::test::Env env;
     for (int a = lo[0]; a < lo[0] + ext[0] && all_defined; ++a)
