@@ -30,7 +30,8 @@ bool same_extent(const Expr& a, const Expr& b) {
 
 // A loop that T.grid / range print without a loop kind.
 bool is_plain_serial(const ForNode* f) {
-  return f->for_kind == ForKind::Serial && f->annotations.empty() && is_const_int(f->min, 0);
+  return f->loop_var && f->for_kind == ForKind::Serial && f->annotations.empty() &&
+         is_const_int(f->min, 0);
 }
 
 class UsesVar : public ExprVisitor {
@@ -253,7 +254,7 @@ void TextPrinter::print_for(const ForNode* f, int indent) {
                              ? expr(f->extent).text
                              : expr(f->min).text + ", " + stop_of(f->min, f->extent);
     std::string call;
-    if (is_plain_serial(f) || (f->for_kind == ForKind::Serial && f->annotations.empty())) {
+    if (f->for_kind == ForKind::Serial && f->annotations.empty()) {
       call = "range(" + bounds + ")";
     } else {
       call = std::string(loop_function(f->for_kind)) + "(" + bounds;

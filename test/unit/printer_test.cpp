@@ -464,6 +464,10 @@ TEST_CASE("odd but constructible IR prints without throwing", "[printer]") {
   CHECK(print_func(make_prim_func({}, Stmt())) ==
         "# from tvm.script import tir as T\n\n@T.prim_func\ndef main():\n    T.evaluate(0)\n");
   CHECK(print_func(nullptr).find("def main():") != std::string::npos);
+  // a loop without a variable
+  Stmt nameless = std::make_shared<const ForNode>(nullptr, Expr(0), Expr(2), ForKind::Serial,
+                                                  make_store(A, make_float(1.0), {0}));
+  CHECK(print_stmt(nameless) == "for v in range(2):\n    A[0] = T.float32(1)\n");
   // an if without else, a free variable, and a root block that is empty
   CHECK(print_stmt(make_if(Expr(free) < 2, make_store(A, make_float(1.0), {free}))) ==
         "if free < 2:\n    A[free] = T.float32(1)\n");
