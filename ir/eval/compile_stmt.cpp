@@ -241,7 +241,8 @@ struct SBlockRealize final : CStmt {
   struct Iter {
     std::string name;
     int slot;
-    IExprPtr value, min, extent;
+    IExprPtr value, min, extent;  // min/extent null when constant
+    int64_t const_min = 0, const_extent = 0;
     bool reduce;
   };
   std::vector<Iter> iters;
@@ -254,7 +255,8 @@ struct SBlockRealize final : CStmt {
     bool first_reduction_step = true;
     for (const Iter& it : iters) {
       const int64_t v = it.value->eval(f, 0);
-      const int64_t lo = it.min->eval(f, 0), ext = it.extent->eval(f, 0);
+      const int64_t lo = it.min ? it.min->eval(f, 0) : it.const_min;
+      const int64_t ext = it.extent ? it.extent->eval(f, 0) : it.const_extent;
       if (v < lo || v >= lo + ext) [[unlikely]]
         throw Error("block \"" + where->block + "\": iter var " + it.name + " = " +
                         std::to_string(v) + " is outside its domain [" + std::to_string(lo) + ", " +
@@ -519,8 +521,14 @@ class StmtCompiler {
       SBlockRealize::Iter it;
       it.name = iv.var->name;
       it.value = compile_int(cx_, values[k]);
-      it.min = compile_int(cx_, iv.dom.min);
-      it.extent = compile_int(cx_, iv.dom.extent);
+      auto lo = as_const_int(iv.dom.min), ext = as_const_int(iv.dom.extent);
+      if (lo && ext) {
+        it.const_min = *lo;
+        it.const_extent = *ext;
+      } else {
+        it.min = compile_int(cx_, iv.dom.min);
+        it.extent = compile_int(cx_, iv.dom.extent);
+      }
       it.reduce = iv.kind == IterKind::Reduce;
       it.slot = 0;
       n->iters.push_back(std::move(it));
