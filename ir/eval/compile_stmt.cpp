@@ -1,4 +1,5 @@
 // Statements, blocks and scopes of storage.
+#include <algorithm>
 #include <cstring>
 
 #include "ir/eval/compile.h"
@@ -350,7 +351,9 @@ class StmtCompiler {
     a.where = cx_.where();
     a.is_store = true;
     for (const Expr& i : s.indices) a.indices.push_back(compile_int(cx_, i));
-    const int lanes = s.value.dtype().lanes();
+    // A scalar stored through vector indices is broadcast to every lane.
+    int lanes = s.value.dtype().lanes();
+    for (const Expr& i : s.indices) lanes = std::max(lanes, i.dtype().lanes());
     if (b->dtype.is_float()) {
       if (lanes == 1 && b->dtype == DataType::float32()) {
         auto n = std::make_unique<SStoreF32>();
@@ -610,12 +613,17 @@ std::unique_ptr<Program> compile_program(const PrimFunc& f) {
   auto program = std::make_unique<Program>();
   CompileContext cx(*program);
   std::vector<Var> entered;
+  // Scalars enter scope first so buffer shapes may refer to any of them.
+  for (const Param& p : f->params)
+    if (!p.buffer && p.var) {
+      cx.enter(p.var);
+      entered.push_back(p.var);
+    }
   for (const Param& p : f->params) {
     ParamBinding pb;
     if (!p.buffer) {
       if (!p.var) throw Error("interpreter: parameter without variable or buffer");
-      const SlotInfo& s = cx.enter(p.var);
-      entered.push_back(p.var);
+      const SlotInfo& s = cx.lookup(p.var.get());
       if (s.kind == SlotInfo::Kind::Handle || s.lanes != 1)
         throw Error("interpreter: scalar parameter " + p.var->name + " has unsupported type " +
                     p.var->dtype.str());

@@ -218,3 +218,27 @@ TEST_CASE("scalar parameters and symbolic shapes bind from the arguments", "[eva
   NDArray wrong(DataType::float64(), {5});
   CHECK_THROWS_WITH(run(f, {Argument{&wrong}, s}), Catch::Contains("parameter A"));
 }
+
+TEST_CASE("a scalar parameter used as a buffer extent must match the argument", "[eval]") {
+  Var n = make_var("n");
+  Buffer A = make_buffer("A", f32, {n});
+  Var i = make_var("i");
+  PrimFunc f = make_prim_func({Param{A->data, A}, Param{n, nullptr}},
+                              serial(i, n, make_store(A, make_float(1.0), {i})));
+  NDArray a(f32, {6});
+  Argument extent;
+  extent.int_value = 6;
+  run(f, {Argument{&a}, extent});
+  CHECK(a.get_float(5) == 1);
+  extent.int_value = 5;
+  CHECK_THROWS_WITH(run(f, {Argument{&a}, extent}),
+                    Catch::Contains("parameter A") && Catch::Contains("(5)"));
+}
+
+TEST_CASE("a scalar stored through vector indices fills every lane", "[eval]") {
+  Buffer B = make_buffer("B", DataType::int8(), {4});
+  NDArray b(DataType::int8(), {4});
+  run(func_of({B}, make_store(B, make_int(7, DataType::int8()), {make_ramp(0, 1, 4)})),
+      {Argument{&b}});
+  for (int k = 0; k < 4; ++k) CHECK(b.get_int(k) == 7);
+}
