@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,26 @@ struct Argument {
   NDArray* array = nullptr;
   int64_t int_value = 0;
   double float_value = 0;
+};
+
+namespace eval {
+struct Program;
+}
+
+// A PrimFunc compiled once into the interpreter's executable form, for
+// running many times (check_equivalent, tests on many inputs). Compiling
+// checks scoping and types and throws tirc::Error for anything unsupported.
+class CompiledFunc {
+ public:
+  explicit CompiledFunc(const PrimFunc& f);
+  ~CompiledFunc();
+  CompiledFunc(CompiledFunc&&) noexcept;
+  CompiledFunc& operator=(CompiledFunc&&) noexcept;
+
+  void run(const std::vector<Argument>& args) const;
+
+ private:
+  std::unique_ptr<const eval::Program> program_;
 };
 
 // Runs f. Throws tirc::Error on out-of-bounds accesses, division by zero,

@@ -1,0 +1,121 @@
+#include <cmath>
+#include <cstring>
+
+#include "ir/eval/interpreter.h"
+
+namespace tirc {
+
+namespace {
+
+std::string index_str(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = shape[d] ? flat % shape[d] : 0;
+    flat = shape[d] ? flat / shape[d] : 0;
+  }
+  std::string s = "[";
+  for (size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+std::string value_str(const NDArray& a, int64_t i) {
+  if (a.dtype().is_float()) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g", a.get_float(i));
+    return buf;
+  }
+  if (a.dtype().is_uint() && a.dtype().bits() == 64)
+    return std::to_string(static_cast<uint64_t>(a.get_int(i)));
+  return std::to_string(a.get_int(i));
+}
+
+bool element_equal(const NDArray& x, const NDArray& y, int64_t i, double rtol, double atol) {
+  const size_t size = static_cast<size_t>(x.dtype().bytes());
+  const bool same_bits = std::memcmp(x.data() + i * size, y.data() + i * size, size) == 0;
+  if (same_bits || !x.dtype().is_float() || (rtol == 0 && atol == 0)) return same_bits;
+  const double a = x.get_float(i), b = y.get_float(i);
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b)) return a == b;
+  return std::fabs(a - b) <= atol + rtol * std::fabs(b);
+}
+
+void check_signatures(const PrimFunc& a, const PrimFunc& b) {
+  if (a->params.size() != b->params.size())
+    throw Error("check_equivalent: the functions take " + std::to_string(a->params.size()) +
+                " and " + std::to_string(b->params.size()) + " parameters");
+  for (size_t i = 0; i < a->params.size(); ++i) {
+    const Param& pa = a->params[i];
+    const Param& pb = b->params[i];
+    const std::string which = "parameter " + std::to_string(i) + " (" +
+                              (pa.buffer ? pa.buffer->name
+                               : pa.var  ? pa.var->name
+                                         : "?") +
+                              ")";
+    if (!pa.buffer != !pb.buffer)
+      throw Error("check_equivalent: " + which +
+                  " is a buffer in one function and a scalar in the other");
+    if (!pa.buffer) {
+      if (pa.var->dtype != pb.var->dtype)
+        throw Error("check_equivalent: " + which + " has types " + pa.var->dtype.str() + " and " +
+                    pb.var->dtype.str());
+      continue;
+    }
+    if (pa.buffer->dtype != pb.buffer->dtype)
+      throw Error("check_equivalent: " + which + " has element types " + pa.buffer->dtype.str() +
+                  " and " + pb.buffer->dtype.str());
+    bool same_shape = pa.buffer->shape.size() == pb.buffer->shape.size();
+    for (size_t d = 0; same_shape && d < pa.buffer->shape.size(); ++d) {
+      auto x = as_const_int(pa.buffer->shape[d]), y = as_const_int(pb.buffer->shape[d]);
+      same_shape = x && y && *x == *y;
+    }
+    if (!same_shape)
+      throw Error("check_equivalent: " + which + " has different (or non-constant) shapes");
+  }
+}
+
+}  // namespace
+
+EquivResult check_equivalent(const PrimFunc& a, const PrimFunc& b, int trials, uint64_t seed,
+                             bool small_ints, double rtol, double atol) {
+  check_signatures(a, b);
+  const CompiledFunc ca(a), cb(b);
+  for (int t = 0; t < trials; ++t) {
+    const uint64_t trial_seed = seed + static_cast<uint64_t>(t);
+    std::vector<NDArray> xa = random_inputs(a, trial_seed, small_ints);
+    std::vector<NDArray> xb = xa;
+    // Scalar parameters get one small positive value per trial.
+    std::vector<Argument> args_a, args_b;
+    size_t k = 0;
+    for (const Param& p : a->params) {
+      Argument arg_a, arg_b;
+      if (p.buffer) {
+        arg_a.array = &xa[k];
+        arg_b.array = &xb[k];
+        ++k;
+      } else {
+        arg_a.int_value = arg_b.int_value = 1 + static_cast<int64_t>(trial_seed % 4);
+        arg_a.float_value = arg_b.float_value = static_cast<double>(arg_a.int_value);
+      }
+      args_a.push_back(arg_a);
+      args_b.push_back(arg_b);
+    }
+    ca.run(args_a);
+    cb.run(args_b);
+    k = 0;
+    for (const Param& p : a->params) {
+      if (!p.buffer) continue;
+      const NDArray& x = xa[k];
+      const NDArray& y = xb[k];
+      ++k;
+      for (int64_t i = 0; i < x.num_elements(); ++i) {
+        if (element_equal(x, y, i, rtol, atol)) continue;
+        return {false, "buffer " + p.buffer->name + index_str(x.shape(), i) +
+                           " differs: " + value_str(x, i) + " vs " + value_str(y, i) + " (trial " +
+                           std::to_string(t) + ", seed " + std::to_string(trial_seed) + ")"};
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace tirc

@@ -1,0 +1,133 @@
+// The interpreter's executable form: a PrimFunc compiled once into a tree of
+// small typed nodes whose variables and buffers are resolved to slots of a
+// Frame, so running it does no map lookups and no shared_ptr traffic.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/error.h"
+
+namespace tirc::eval {
+
+// Where an access or operation sits in the source program, for diagnostics.
+struct Where {
+  std::string block;  // innermost enclosing block; empty at function level
+  SourceLoc loc;
+  std::string describe() const;  // " in block \"C\"" or ""
+};
+
+// A buffer as seen at run time: its storage and concrete layout.
+struct View {
+  uint8_t* base = nullptr;
+  int64_t storage_elems = 0;  // elements of this view's dtype the storage holds
+  int64_t offset = 0;
+  std::vector<int64_t> shape, strides;
+  bool bound = false;
+};
+
+struct StorageRef {
+  uint8_t* data = nullptr;
+  size_t bytes = 0;
+};
+
+// Mutable state of one run. Slots are assigned at compile time.
+struct Frame {
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  std::vector<StorageRef> handles;
+  std::vector<View> views;
+  std::vector<std::vector<uint8_t>> owned;  // storage of each allocation site
+};
+
+// An expression of integer or bool type; `lane` selects the lane of a vector
+// expression and is ignored by scalar ones.
+struct IExpr {
+  virtual ~IExpr() = default;
+  virtual int64_t eval(Frame& f, int lane) const = 0;
+};
+// An expression of float type; results are already rounded to its dtype.
+struct FExpr {
+  virtual ~FExpr() = default;
+  virtual double eval(Frame& f, int lane) const = 0;
+};
+struct CStmt {
+  virtual ~CStmt() = default;
+  virtual void exec(Frame& f) const = 0;
+};
+using IExprPtr = std::unique_ptr<IExpr>;
+using FExprPtr = std::unique_ptr<FExpr>;
+using CStmtPtr = std::unique_ptr<CStmt>;
+
+// A load or store site: which view, the element type, the indices.
+struct Access {
+  int view = 0;
+  DataType elem;
+  std::string buffer_name;
+  std::vector<IExprPtr> indices;
+  const Where* where = nullptr;
+  bool is_store = false;
+
+  // Address of the element at `lane`, bounds-checked.
+  uint8_t* address(Frame& f, int lane) const {
+    View& v = f.views[view];
+    if (!v.bound) [[unlikely]]
+      unbound(f);
+    int64_t flat = v.offset;
+    const size_t n = indices.size();
+    for (size_t d = 0; d < n; ++d) {
+      int64_t i = indices[d]->eval(f, lane);
+      if (i < 0 || i >= v.shape[d]) [[unlikely]]
+        out_of_bounds(f, lane);
+      flat += i * v.strides[d];
+    }
+    if (flat < 0 || flat >= v.storage_elems) [[unlikely]]
+      out_of_bounds(f, lane);
+    return v.base + flat * elem.bytes();
+  }
+
+  [[noreturn]] void out_of_bounds(Frame& f, int lane) const;
+  [[noreturn]] void unbound(Frame& f) const;
+};
+
+// Computes a buffer's View from its expressions when its scope is entered.
+struct ViewBinder {
+  int view = 0;
+  int handle = 0;  // the slot of the buffer's data variable
+  std::string name;
+  DataType dtype;
+  std::vector<IExprPtr> shape, strides;
+  IExprPtr elem_offset;  // null means 0
+
+  void bind(Frame& f) const;
+};
+
+// Fills `bytes` with a value that shows up when read before written: NaN for
+// floats, 0xA5 bytes otherwise.
+void poison(std::vector<uint8_t>& bytes, DataType t);
+
+struct ParamBinding {
+  std::string name;
+  bool is_buffer = false;
+  DataType dtype;
+  int slot = -1;  // scalar: int or float slot
+  bool scalar_is_float = false;
+  std::vector<int> handle_slots;  // buffer: Param.var and buffer->data
+  std::vector<IExprPtr> shape;    // buffer: expected shape (after shape_vars are bound)
+  std::vector<std::pair<int, int>> shape_vars;  // (dim, int slot) bound from the argument
+  std::vector<const ViewBinder*> views;         // owned by the Program
+};
+
+struct Program {
+  std::deque<Where> wheres;
+  std::vector<std::unique_ptr<ViewBinder>> binders;
+  std::vector<ParamBinding> params;
+  CStmtPtr body;
+  int num_ints = 0, num_floats = 0, num_handles = 0, num_views = 0, num_sites = 0;
+};
+
+}  // namespace tirc::eval
