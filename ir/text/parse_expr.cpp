@@ -286,7 +286,7 @@ std::vector<Expr> Parser::parse_index_list(const Buffer& buffer, const Token& na
       fail(t, "index of buffer '" + buffer->name + "' must be an integer, got " + e.dtype().str());
   };
   if (at_op("(") && peek(1).is_op(")") && peek(2).is_op("]")) {
-    pos_ += 3;
+    pos_ += 2;  // `()`: zero indices
   } else {
     while (true) {
       const Token& start = peek();
