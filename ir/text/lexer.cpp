@@ -9,15 +9,24 @@ namespace tirc {
 
 const char* to_string(TokenKind kind) {
   switch (kind) {
-    case TokenKind::Name: return "name";
-    case TokenKind::Int: return "integer";
-    case TokenKind::Float: return "float";
-    case TokenKind::String: return "string";
-    case TokenKind::Op: return "operator";
-    case TokenKind::Newline: return "end of line";
-    case TokenKind::Indent: return "indent";
-    case TokenKind::Dedent: return "dedent";
-    case TokenKind::Eof: return "end of file";
+    case TokenKind::Name:
+      return "name";
+    case TokenKind::Int:
+      return "integer";
+    case TokenKind::Float:
+      return "float";
+    case TokenKind::String:
+      return "string";
+    case TokenKind::Op:
+      return "operator";
+    case TokenKind::Newline:
+      return "end of line";
+    case TokenKind::Indent:
+      return "indent";
+    case TokenKind::Dedent:
+      return "dedent";
+    case TokenKind::Eof:
+      return "end of file";
   }
   return "?";
 }
@@ -31,10 +40,14 @@ size_t utf8_sequence_length(std::string_view s, size_t i) {
   if (c < 0x80) return 1;
   size_t len = 0;
   uint32_t cp = 0;
-  if ((c & 0xE0) == 0xC0) len = 2, cp = c & 0x1F;
-  else if ((c & 0xF0) == 0xE0) len = 3, cp = c & 0x0F;
-  else if ((c & 0xF8) == 0xF0) len = 4, cp = c & 0x07;
-  else return 0;
+  if ((c & 0xE0) == 0xC0)
+    len = 2, cp = c & 0x1F;
+  else if ((c & 0xF0) == 0xE0)
+    len = 3, cp = c & 0x0F;
+  else if ((c & 0xF8) == 0xF0)
+    len = 4, cp = c & 0x07;
+  else
+    return 0;
   if (i + len > s.size()) return 0;
   for (size_t k = 1; k < len; ++k) {
     if ((byte(i + k) & 0xC0) != 0x80) return 0;
@@ -107,7 +120,9 @@ class Lexer {
     tokens_.push_back(std::move(t));
   }
 
-  char cur(size_t ahead = 0) const { return pos_ + ahead < src_.size() ? src_[pos_ + ahead] : '\0'; }
+  char cur(size_t ahead = 0) const {
+    return pos_ + ahead < src_.size() ? src_[pos_ + ahead] : '\0';
+  }
   bool more(size_t ahead = 0) const { return pos_ + ahead < src_.size(); }
 
   // Consumes a line break ("\n" or "\r\n") at pos_.
@@ -147,12 +162,15 @@ class Lexer {
         indents_.pop_back();
         push(TokenKind::Dedent, "", line_, col());
       }
-      if (width != indents_.back()) fail_here("unindent does not match any outer indentation level");
+      if (width != indents_.back())
+        fail_here("unindent does not match any outer indentation level");
     }
     return true;
   }
 
-  static bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+  static bool is_name_start(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  }
   static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
   void lex_one() {
@@ -212,13 +230,14 @@ class Lexer {
       ++pos_;
       if (cur() == '+' || cur() == '-') ++pos_;
       if (!is_digit(cur())) {
-        pos_ = save;
-        fail_here("malformed exponent in number");
+        (void)save;
+        fail("malformed exponent in number", line_, start_col);
       }
       while (is_digit(cur())) ++pos_;
       is_float = true;
     }
-    if (is_name_start(cur())) fail_here("invalid character '" + std::string(1, cur()) + "' in number");
+    if (is_name_start(cur()))
+      fail_here("invalid character '" + std::string(1, cur()) + "' in number");
     std::string spelling(src_.substr(start, pos_ - start));
     Token t;
     t.line = line_;
@@ -230,17 +249,20 @@ class Lexer {
       double v = std::strtod(spelling.c_str(), &end);
       if (std::isinf(v) || errno == ERANGE) {
         // Underflow to zero is harmless; only overflow is rejected.
-        if (std::isinf(v) || std::fabs(v) > 1.0) fail("float literal " + spelling + " is out of range", line_, start_col);
+        if (std::isinf(v) || std::fabs(v) > 1.0)
+          fail("float literal " + spelling + " is out of range", line_, start_col);
       }
       t.kind = TokenKind::Float;
       t.float_value = v;
     } else {
-      if (spelling.size() > 1 && spelling[0] == '0' && spelling.find_first_not_of('0') != std::string::npos)
+      if (spelling.size() > 1 && spelling[0] == '0' &&
+          spelling.find_first_not_of('0') != std::string::npos)
         fail("leading zeros in integer literal " + spelling, line_, start_col);
       int64_t v = 0;
       auto [p, ec] = std::from_chars(spelling.data(), spelling.data() + spelling.size(), v);
       if (ec != std::errc() || p != spelling.data() + spelling.size())
-        fail("integer literal " + (spelling.size() > 40 ? spelling.substr(0, 40) + "..." : spelling) +
+        fail("integer literal " +
+                 (spelling.size() > 40 ? spelling.substr(0, 40) + "..." : spelling) +
                  " is too large",
              line_, start_col);
       t.kind = TokenKind::Int;
@@ -286,18 +308,35 @@ class Lexer {
         }
         ++pos_;
         switch (e) {
-          case 'n': value += '\n'; break;
-          case 't': value += '\t'; break;
-          case 'r': value += '\r'; break;
-          case '0': value += '\0'; break;
-          case '\\': value += '\\'; break;
-          case '\'': value += '\''; break;
-          case '"': value += '"'; break;
+          case 'n':
+            value += '\n';
+            break;
+          case 't':
+            value += '\t';
+            break;
+          case 'r':
+            value += '\r';
+            break;
+          case '0':
+            value += '\0';
+            break;
+          case '\\':
+            value += '\\';
+            break;
+          case '\'':
+            value += '\'';
+            break;
+          case '"':
+            value += '"';
+            break;
           case 'x': {
             int v = 0;
             for (int k = 0; k < 2; ++k) {
               char h = cur();
-              int d = is_digit(h) ? h - '0' : (h >= 'a' && h <= 'f') ? h - 'a' + 10 : (h >= 'A' && h <= 'F') ? h - 'A' + 10 : -1;
+              int d = is_digit(h)              ? h - '0'
+                      : (h >= 'a' && h <= 'f') ? h - 'a' + 10
+                      : (h >= 'A' && h <= 'F') ? h - 'A' + 10
+                                               : -1;
               if (d < 0) fail_here("invalid \\x escape in string literal");
               v = v * 16 + d;
               ++pos_;
@@ -306,7 +345,8 @@ class Lexer {
             break;
           }
           default:
-            fail(std::string("unknown escape sequence '\\") + e + "' in string literal", line_, col() - 2);
+            fail(std::string("unknown escape sequence '\\") + e + "' in string literal", line_,
+                 col() - 2);
         }
         continue;
       }
@@ -343,8 +383,8 @@ class Lexer {
       char open = open_brackets_.back().text[0];
       char want = open == '(' ? ')' : open == '[' ? ']' : '}';
       if (c != want)
-        fail("closing '" + std::string(1, c) + "' does not match '" + std::string(1, open) + "' at line " +
-                 std::to_string(open_brackets_.back().line),
+        fail("closing '" + std::string(1, c) + "' does not match '" + std::string(1, open) +
+                 "' at line " + std::to_string(open_brackets_.back().line),
              line_, start_col);
       open_brackets_.pop_back();
       --depth_;

@@ -9,7 +9,9 @@ namespace {
 // Pops the block off the parser's stack however parsing ends.
 class BlockStackEntry {
  public:
-  BlockStackEntry(std::vector<BlockBuilder*>& stack, BlockBuilder* b) : stack_(stack) { stack_.push_back(b); }
+  BlockStackEntry(std::vector<BlockBuilder*>& stack, BlockBuilder* b) : stack_(stack) {
+    stack_.push_back(b);
+  }
   ~BlockStackEntry() { stack_.pop_back(); }
   BlockStackEntry(const BlockStackEntry&) = delete;
   BlockStackEntry& operator=(const BlockStackEntry&) = delete;
@@ -58,7 +60,8 @@ Stmt Parser::parse_block(const Token& with_tok) {
   }
   Block block = node;
   (void)callee;
-  Stmt realize = at(with_tok, [&] { return make_block_realize(b.iter_values, b.predicate, block); });
+  Stmt realize =
+      at(with_tok, [&] { return make_block_realize(b.iter_values, b.predicate, block); });
   return with_loc(realize, loc(with_tok));
 }
 
@@ -70,7 +73,8 @@ bool Parser::paren_is_tuple() const {
       if (t.kind == TokenKind::Eof || t.kind == TokenKind::Newline) return false;
       continue;
     }
-    if (t.text == "(" || t.text == "[" || t.text == "{") ++depth;
+    if (t.text == "(" || t.text == "[" || t.text == "{")
+      ++depth;
     else if (t.text == ")" || t.text == "]" || t.text == "}") {
       if (--depth == 0) return false;
     } else if (t.text == "," && depth == 1) {
@@ -97,7 +101,8 @@ Range Parser::parse_axis_dom(DataType value_type) {
   return Range::from_min_extent(Expr(), extent);
 }
 
-void Parser::define_iter_var(const Token& name_tok, BlockBuilder& block, IterKind kind, Range dom, Expr value) {
+void Parser::define_iter_var(const Token& name_tok, BlockBuilder& block, IterKind kind, Range dom,
+                             Expr value) {
   for (const IterVar& iv : block.iter_vars)
     if (iv.var->name == name_tok.text)
       fail(name_tok, "block iteration variable '" + name_tok.text + "' is defined twice");
@@ -117,7 +122,8 @@ void Parser::parse_axis(const std::vector<Token>& targets, BlockBuilder& block) 
   if (k == "remap") {
     expect_op("(", "after T.axis.remap");
     const Token& kinds_tok = peek();
-    if (kinds_tok.kind != TokenKind::String) fail(kinds_tok, "T.axis.remap needs a kinds string like \"SSR\"");
+    if (kinds_tok.kind != TokenKind::String)
+      fail(kinds_tok, "T.axis.remap needs a kinds string like \"SSR\"");
     std::string kinds = advance().text;
     expect_op(",", "after the T.axis.remap kinds");
     std::string close = at_op("[") ? "]" : ")";
@@ -138,21 +144,30 @@ void Parser::parse_axis(const std::vector<Token>& targets, BlockBuilder& block) 
                            std::to_string(targets.size()) + " names are assigned");
     for (size_t i = 0; i < kinds.size(); ++i) {
       IterKind ik;
-      if (kinds[i] == 'S') ik = IterKind::DataPar;
-      else if (kinds[i] == 'R') ik = IterKind::Reduce;
-      else fail(kinds_tok, std::string("unknown axis kind '") + kinds[i] + "' in T.axis.remap (expected S or R)");
+      if (kinds[i] == 'S')
+        ik = IterKind::DataPar;
+      else if (kinds[i] == 'R')
+        ik = IterKind::Reduce;
+      else
+        fail(kinds_tok,
+             std::string("unknown axis kind '") + kinds[i] + "' in T.axis.remap (expected S or R)");
       Var loop = lookup_var(loop_toks[i]);
       auto it = loop_ranges_.find(loop.get());
-      if (it == loop_ranges_.end()) fail(loop_toks[i], "T.axis.remap: '" + loop_toks[i].text + "' is not a loop variable");
+      if (it == loop_ranges_.end())
+        fail(loop_toks[i], "T.axis.remap: '" + loop_toks[i].text + "' is not a loop variable");
       define_iter_var(targets[i], block, ik, it->second, loop);
     }
     return;
   }
   IterKind ik;
-  if (k == "spatial" || k == "S") ik = IterKind::DataPar;
-  else if (k == "reduce" || k == "R") ik = IterKind::Reduce;
-  else if (k == "opaque") ik = IterKind::Opaque;
-  else fail(kind_tok, "unknown axis kind T.axis." + k);
+  if (k == "spatial" || k == "S")
+    ik = IterKind::DataPar;
+  else if (k == "reduce" || k == "R")
+    ik = IterKind::Reduce;
+  else if (k == "opaque")
+    ik = IterKind::Opaque;
+  else
+    fail(kind_tok, "unknown axis kind T.axis." + k);
   if (targets.size() != 1)
     fail(targets[1], "T.axis." + k + " defines one variable but " + std::to_string(targets.size()) +
                          " names are assigned");
@@ -170,12 +185,14 @@ void Parser::parse_axis(const std::vector<Token>& targets, BlockBuilder& block) 
     Expr lo = adopt(dom.min, t, dom_tok), hi = extent;
     unify(lo, hi, dom_tok, "axis domain");
     auto a = as_const_int(lo), b = as_const_int(hi);
-    dom = Range::from_min_extent(lo, a && b ? make_int(*b - *a, lo.dtype()) : make_binary_at(ExprKind::Sub, hi, lo, dom_tok));
+    dom = Range::from_min_extent(lo, a && b ? make_int(*b - *a, lo.dtype())
+                                            : make_binary_at(ExprKind::Sub, hi, lo, dom_tok));
   } else {
     dom = Range::from_min_extent(make_int(0, extent.dtype()), extent);
   }
   if (dom.extent.dtype() != t)
-    fail(dom_tok, "axis domain has type " + dom.extent.dtype().str() + " but its binding has type " + t.str());
+    fail(dom_tok, "axis domain has type " + dom.extent.dtype().str() +
+                      " but its binding has type " + t.str());
   define_iter_var(targets[0], block, ik, dom, value);
 }
 
@@ -239,7 +256,8 @@ BufferArgs Parser::parse_buffer_args(const Token& callee, bool allow_data, std::
       } else if (k == "data" && allow_data) {
         Token v = expect_name("after data=");
         args.data = lookup_var(v);
-        if (!args.data->dtype.is_handle()) fail(v, "data= needs a handle variable, '" + v.text + "' is " + args.data->dtype.str());
+        if (!args.data->dtype.is_handle())
+          fail(v, "data= needs a handle variable, '" + v.text + "' is " + args.data->dtype.str());
       } else {
         fail(key, "unknown argument '" + k + "' of " + fname);
       }
@@ -258,8 +276,9 @@ BufferArgs Parser::parse_buffer_args(const Token& callee, bool allow_data, std::
   expect_op(close, "to close " + fname + "(");
   if (!have_shape) fail(callee, fname + " needs a shape");
   if (!args.strides.empty() && args.strides.size() != args.shape.size())
-    fail(callee, fname + ": strides has " + std::to_string(args.strides.size()) + " entries but the shape has " +
-                     std::to_string(args.shape.size()) + " dimensions");
+    fail(callee, fname + ": strides has " + std::to_string(args.strides.size()) +
+                     " entries but the shape has " + std::to_string(args.shape.size()) +
+                     " dimensions");
   return args;
 }
 
@@ -277,7 +296,8 @@ Buffer Parser::build_buffer(const std::string& name, const BufferArgs& args) {
 }
 
 void Parser::define_buffer(const Token& name_tok, const Buffer& buffer) {
-  if (scope_.defined_in_innermost(name_tok.text)) fail(name_tok, "'" + name_tok.text + "' is already defined in this scope");
+  if (scope_.defined_in_innermost(name_tok.text))
+    fail(name_tok, "'" + name_tok.text + "' is already defined in this scope");
   scope_.define(name_tok.text, {nullptr, buffer});
 }
 
@@ -291,7 +311,8 @@ void Parser::parse_match_buffer(const Token& name_tok, const Token& callee, Bloc
         if (!p.buffer && p.var->name == src.text && p.var->dtype.is_handle()) param = &p;
     if (!param) fail(src, "T.match_buffer source '" + src.text + "' is not a handle parameter");
     const Binding* bound = scope_.lookup(src.text);
-    if (!bound || bound->var != param->var) fail(src, "T.match_buffer source '" + src.text + "' is not a handle parameter");
+    if (!bound || bound->var != param->var)
+      fail(src, "T.match_buffer source '" + src.text + "' is not a handle parameter");
     expect_op(",", "after the T.match_buffer source");
     Buffer buffer = build_buffer(name_tok.text, parse_buffer_args(callee, false, ")"));
     param->buffer = buffer;

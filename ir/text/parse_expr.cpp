@@ -10,14 +10,22 @@ namespace {
 
 std::vector<const ExprNode*> children_of(const Expr& e) {
   std::vector<const ExprNode*> out;
-  if (auto* b = e.as<BinaryNode>()) out = {b->a.get(), b->b.get()};
-  else if (auto* n = e.as<NotNode>()) out = {n->a.get()};
-  else if (auto* c = e.as<CastNode>()) out = {c->value.get()};
-  else if (auto* s = e.as<SelectNode>()) out = {s->cond.get(), s->true_value.get(), s->false_value.get()};
-  else if (auto* call = e.as<CallNode>()) for (const Expr& a : call->args) out.push_back(a.get());
-  else if (auto* r = e.as<RampNode>()) out = {r->base.get(), r->stride.get()};
-  else if (auto* bc = e.as<BroadcastNode>()) out = {bc->value.get()};
-  else if (auto* l = e.as<BufferLoadNode>()) for (const Expr& i : l->indices) out.push_back(i.get());
+  if (auto* b = e.as<BinaryNode>())
+    out = {b->a.get(), b->b.get()};
+  else if (auto* n = e.as<NotNode>())
+    out = {n->a.get()};
+  else if (auto* c = e.as<CastNode>())
+    out = {c->value.get()};
+  else if (auto* s = e.as<SelectNode>())
+    out = {s->cond.get(), s->true_value.get(), s->false_value.get()};
+  else if (auto* call = e.as<CallNode>())
+    for (const Expr& a : call->args) out.push_back(a.get());
+  else if (auto* r = e.as<RampNode>())
+    out = {r->base.get(), r->stride.get()};
+  else if (auto* bc = e.as<BroadcastNode>())
+    out = {bc->value.get()};
+  else if (auto* l = e.as<BufferLoadNode>())
+    for (const Expr& i : l->indices) out.push_back(i.get());
   return out;
 }
 
@@ -31,28 +39,48 @@ bool fits(int64_t v, DataType t) {
 
 const char* op_spelling(ExprKind kind) {
   switch (kind) {
-    case ExprKind::Add: return "+";
-    case ExprKind::Sub: return "-";
-    case ExprKind::Mul: return "*";
-    case ExprKind::Div: return "/";
-    case ExprKind::FloorDiv: return "//";
-    case ExprKind::FloorMod: return "%";
-    case ExprKind::Mod: return "T.truncmod";
-    case ExprKind::Min: return "T.min";
-    case ExprKind::Max: return "T.max";
-    case ExprKind::EQ: return "==";
-    case ExprKind::NE: return "!=";
-    case ExprKind::LT: return "<";
-    case ExprKind::LE: return "<=";
-    case ExprKind::GT: return ">";
-    case ExprKind::GE: return ">=";
-    case ExprKind::And: return "and";
-    case ExprKind::Or: return "or";
-    default: return to_string(kind);
+    case ExprKind::Add:
+      return "+";
+    case ExprKind::Sub:
+      return "-";
+    case ExprKind::Mul:
+      return "*";
+    case ExprKind::Div:
+      return "/";
+    case ExprKind::FloorDiv:
+      return "//";
+    case ExprKind::FloorMod:
+      return "%";
+    case ExprKind::Mod:
+      return "T.truncmod";
+    case ExprKind::Min:
+      return "T.min";
+    case ExprKind::Max:
+      return "T.max";
+    case ExprKind::EQ:
+      return "==";
+    case ExprKind::NE:
+      return "!=";
+    case ExprKind::LT:
+      return "<";
+    case ExprKind::LE:
+      return "<=";
+    case ExprKind::GT:
+      return ">";
+    case ExprKind::GE:
+      return ">=";
+    case ExprKind::And:
+      return "and";
+    case ExprKind::Or:
+      return "or";
+    default:
+      return to_string(kind);
   }
 }
 
-bool is_immediate(const Expr& e) { return e.as<IntImmNode>() || e.as<FloatImmNode>(); }
+bool is_immediate(const Expr& e) {
+  return e.as<IntImmNode>() || e.as<FloatImmNode>();
+}
 
 }  // namespace
 
@@ -101,18 +129,24 @@ Expr Parser::adopt(const Expr& e, DataType t, const Token& at_tok) {
 void Parser::unify(Expr& a, Expr& b, const Token& op, std::string_view op_name) {
   if (a.dtype() == b.dtype()) return;
   bool la = is_literal(a), lb = is_literal(b);
-  if (lb && !la) b = adopt(b, a.dtype(), op);
-  else if (la && !lb) a = adopt(a, b.dtype(), op);
+  if (lb && !la)
+    b = adopt(b, a.dtype(), op);
+  else if (la && !lb)
+    a = adopt(a, b.dtype(), op);
   else if (la && lb) {
     // Two bare literals: an int meeting a float becomes a float.
-    if (a.dtype().is_float()) b = adopt(b, a.dtype(), op);
-    else if (b.dtype().is_float()) a = adopt(a, b.dtype(), op);
-    else if (a.dtype().bits() < b.dtype().bits()) a = adopt(a, b.dtype(), op);
-    else b = adopt(b, a.dtype(), op);
+    if (a.dtype().is_float())
+      b = adopt(b, a.dtype(), op);
+    else if (b.dtype().is_float())
+      a = adopt(a, b.dtype(), op);
+    else if (a.dtype().bits() < b.dtype().bits())
+      a = adopt(a, b.dtype(), op);
+    else
+      b = adopt(b, a.dtype(), op);
   }
   if (a.dtype() != b.dtype())
-    fail(op, "operands of " + std::string(op_name) + " have different types: " + a.dtype().str() + " and " +
-                 b.dtype().str());
+    fail(op, "operands of " + std::string(op_name) + " have different types: " + a.dtype().str() +
+                 " and " + b.dtype().str());
 }
 
 Expr Parser::make_binary_at(ExprKind kind, Expr a, Expr b, const Token& op) {
@@ -124,7 +158,8 @@ Expr Parser::make_binary_at(ExprKind kind, Expr a, Expr b, const Token& op) {
   } else if (kind < ExprKind::EQ && (t.is_bool() || t.is_handle())) {
     fail(op, "operator " + name + " is not defined for " + t.str() + " operands");
   }
-  if ((kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod || kind == ExprKind::Mod) && t.is_float())
+  if ((kind == ExprKind::FloorDiv || kind == ExprKind::FloorMod || kind == ExprKind::Mod) &&
+      t.is_float())
     fail(op, "operator " + name + " needs integer operands, got " + t.str());
   Expr result = at(op, [&] { return make_binary(kind, a, b); });
   return track_depth(result, op);
@@ -174,7 +209,7 @@ Expr Parser::parse_not() {
 Expr Parser::parse_comparison() {
   static const std::pair<std::string_view, ExprKind> kOps[] = {
       {"==", ExprKind::EQ}, {"!=", ExprKind::NE}, {"<", ExprKind::LT},
-      {"<=", ExprKind::LE}, {">", ExprKind::GT}, {">=", ExprKind::GE}};
+      {"<=", ExprKind::LE}, {">", ExprKind::GT},  {">=", ExprKind::GE}};
   Expr lhs = parse_arith();
   for (auto [spelling, kind] : kOps) {
     if (!at_op(spelling)) continue;
@@ -242,9 +277,12 @@ Expr Parser::parse_primary() {
       bool small = tok.int_value <= std::numeric_limits<int32_t>::max();
       return mark_literal(make_int(tok.int_value, small ? DataType::int32() : DataType::int64()));
     }
-    case TokenKind::Float: return mark_literal(make_float(advance().float_value, DataType::float32()));
-    case TokenKind::String: fail(t, "a string is not allowed here");
-    case TokenKind::Name: break;
+    case TokenKind::Float:
+      return mark_literal(make_float(advance().float_value, DataType::float32()));
+    case TokenKind::String:
+      fail(t, "a string is not allowed here");
+    case TokenKind::Name:
+      break;
     default:
       if (t.is_op("(")) {
         advance();
@@ -258,10 +296,11 @@ Expr Parser::parse_primary() {
   Token name = advance();
   if (name.text == "True" || name.text == "False") return make_bool(name.text == "True");
   if (name.text == "T" && at_op(".")) return parse_t_expr(name);
-  static const std::unordered_set<std::string> kKeywords = {"and", "or", "not", "in", "for", "if", "else",
-                                                            "elif", "with", "def", "class", "return", "None",
-                                                            "pass", "lambda", "is", "import", "from"};
-  if (kKeywords.count(name.text)) fail(name, "expected an expression, found keyword '" + name.text + "'");
+  static const std::unordered_set<std::string> kKeywords = {
+      "and", "or",    "not",    "in",   "for",  "if",     "else", "elif",   "with",
+      "def", "class", "return", "None", "pass", "lambda", "is",   "import", "from"};
+  if (kKeywords.count(name.text))
+    fail(name, "expected an expression, found keyword '" + name.text + "'");
   const Binding* b = scope_.lookup(name.text);
   if (!b) fail(name, "undefined variable '" + name.text + "'");
   if (b->var) return b->var;
@@ -277,8 +316,8 @@ Expr Parser::parse_primary() {
 
 // ---- buffers ---------------------------------------------------------------
 
-std::vector<Expr> Parser::parse_index_list(const Buffer& buffer, const Token& name_tok, bool allow_slices,
-                                           std::vector<Range>* region) {
+std::vector<Expr> Parser::parse_index_list(const Buffer& buffer, const Token& name_tok,
+                                           bool allow_slices, std::vector<Range>* region) {
   expect_op("[", "to index buffer");
   std::vector<Expr> indices;
   auto check_int = [&](const Expr& e, const Token& t) {
@@ -298,7 +337,8 @@ std::vector<Expr> Parser::parse_index_list(const Buffer& buffer, const Token& na
         check_int(lo, start);
       }
       if (at_op(":")) {
-        if (!allow_slices) fail(peek(), "slices are only allowed in regions (T.reads, T.writes, T.match_buffer)");
+        if (!allow_slices)
+          fail(peek(), "slices are only allowed in regions (T.reads, T.writes, T.match_buffer)");
         slice = true;
         advance();
         if (!at_op(",") && !at_op("]")) {
@@ -311,15 +351,18 @@ std::vector<Expr> Parser::parse_index_list(const Buffer& buffer, const Token& na
         Expr extent_hint = dim < buffer->shape.size() ? buffer->shape[dim] : Expr(0);
         if (!lo) lo = make_int(0, hi ? hi.dtype() : extent_hint.dtype());
         if (!hi) {
-          if (dim >= buffer->shape.size()) fail(start, "slice past the last dimension of '" + buffer->name + "'");
+          if (dim >= buffer->shape.size())
+            fail(start, "slice past the last dimension of '" + buffer->name + "'");
           hi = buffer->shape[dim];
         }
         Token op = start;
         unify(lo, hi, op, ":");
         Expr extent;
         auto a = as_const_int(lo), b = as_const_int(hi);
-        if (a && b) extent = make_int(*b - *a, lo.dtype());
-        else extent = make_binary_at(ExprKind::Sub, hi, lo, op);
+        if (a && b)
+          extent = make_int(*b - *a, lo.dtype());
+        else
+          extent = make_binary_at(ExprKind::Sub, hi, lo, op);
         if (region) region->push_back(Range::from_min_extent(lo, extent));
         indices.push_back(lo);
       } else {
@@ -333,7 +376,8 @@ std::vector<Expr> Parser::parse_index_list(const Buffer& buffer, const Token& na
   expect_op("]", "to close the index list");
   if (indices.size() != buffer->ndim())
     fail(name_tok, "buffer '" + buffer->name + "' has " + std::to_string(buffer->ndim()) +
-                       " dimensions but is indexed with " + std::to_string(indices.size()) + " indices");
+                       " dimensions but is indexed with " + std::to_string(indices.size()) +
+                       " indices");
   return indices;
 }
 
@@ -366,7 +410,8 @@ DataType Parser::dtype_of_name(const Token& name_tok) const {
 
 DataType Parser::parse_dtype_string(std::string_view context) {
   const Token& t = peek();
-  if (t.kind != TokenKind::String) fail(t, "expected a dtype string " + std::string(context) + ", found " + describe(t));
+  if (t.kind != TokenKind::String)
+    fail(t, "expected a dtype string " + std::string(context) + ", found " + describe(t));
   advance();
   auto dt = DataType::parse(t.text);
   if (!dt || dt->is_void()) fail(t, "unknown dtype '" + t.text + "'");
@@ -382,10 +427,11 @@ std::vector<Expr> Parser::parse_call_args(const Token& callee, size_t min_args, 
   }
   expect_op(")", "to close the argument list of T." + callee.text);
   if (args.size() < min_args || args.size() > max_args) {
-    std::string want = min_args == max_args ? std::to_string(min_args)
-                                            : std::to_string(min_args) + " to " + std::to_string(max_args);
-    fail(callee, "T." + callee.text + " takes " + want + " argument" + (max_args == 1 ? "" : "s") + ", got " +
-                     std::to_string(args.size()));
+    std::string want = min_args == max_args
+                           ? std::to_string(min_args)
+                           : std::to_string(min_args) + " to " + std::to_string(max_args);
+    fail(callee, "T." + callee.text + " takes " + want + " argument" + (max_args == 1 ? "" : "s") +
+                     ", got " + std::to_string(args.size()));
   }
   return args;
 }
@@ -399,10 +445,14 @@ Expr Parser::parse_typed_literal(const Token& name_tok, DataType t) {
     advance();
     if (!t.is_float()) fail(arg, "T." + name_tok.text + " does not take a string");
     double v;
-    if (arg.text == "inf") v = std::numeric_limits<double>::infinity();
-    else if (arg.text == "-inf") v = -std::numeric_limits<double>::infinity();
-    else if (arg.text == "nan") v = std::numeric_limits<double>::quiet_NaN();
-    else fail(arg, "expected \"inf\", \"-inf\" or \"nan\", found \"" + arg.text + "\"");
+    if (arg.text == "inf")
+      v = std::numeric_limits<double>::infinity();
+    else if (arg.text == "-inf")
+      v = -std::numeric_limits<double>::infinity();
+    else if (arg.text == "nan")
+      v = std::numeric_limits<double>::quiet_NaN();
+    else
+      fail(arg, "expected \"inf\", \"-inf\" or \"nan\", found \"" + arg.text + "\"");
     result = make_float(v, t);
   } else {
     Expr v = parse_expr();
@@ -410,10 +460,12 @@ Expr Parser::parse_typed_literal(const Token& name_tok, DataType t) {
       result = at(name_tok, [&] { return make_cast(t, v); });
     } else if (is_literal(v) || (t.is_bool() && v.dtype().is_bool() && is_immediate(v))) {
       if (auto* i = v.as<IntImmNode>()) {
-        if (t.is_float()) result = make_float(static_cast<double>(i->value), t);
+        if (t.is_float())
+          result = make_float(static_cast<double>(i->value), t);
         else if (!fits(i->value, t))
           fail(arg, "literal " + std::to_string(i->value) + " is out of range for " + t.str());
-        else result = make_int(i->value, t);
+        else
+          result = make_int(i->value, t);
       } else if (auto* f = v.as<FloatImmNode>()) {
         if (!t.is_float()) fail(arg, "T." + name_tok.text + " needs an integer value, got a float");
         result = make_float(f->value, t);
@@ -432,7 +484,8 @@ Expr Parser::parse_t_expr(const Token& t_tok) {
   expect_op(".", "after T");
   Token name = expect_name("after 'T.'");
   const std::string& f = name.text;
-  if (auto dt = DataType::parse(f); dt && !dt->is_void() && !dt->is_handle()) return parse_typed_literal(name, *dt);
+  if (auto dt = DataType::parse(f); dt && !dt->is_void() && !dt->is_handle())
+    return parse_typed_literal(name, *dt);
   (void)t_tok;
   auto binary_call = [&](ExprKind kind) {
     auto args = parse_call_args(name, 2, 2);
@@ -456,10 +509,12 @@ Expr Parser::parse_t_expr(const Token& t_tok) {
   }
   if (f == "Select" || f == "if_then_else") {
     auto args = parse_call_args(name, 3, 3);
-    if (!args[0].dtype().is_bool()) fail(name, "condition of T." + f + " must be bool, got " + args[0].dtype().str());
+    if (!args[0].dtype().is_bool())
+      fail(name, "condition of T." + f + " must be bool, got " + args[0].dtype().str());
     unify(args[1], args[2], name, "T." + f);
-    Expr r = f == "Select" ? at(name, [&] { return make_select(args[0], args[1], args[2]); })
-                           : at(name, [&] { return make_call(args[1].dtype(), "if_then_else", args); });
+    Expr r = f == "Select"
+                 ? at(name, [&] { return make_select(args[0], args[1], args[2]); })
+                 : at(name, [&] { return make_call(args[1].dtype(), "if_then_else", args); });
     return track_depth(r, name);
   }
   if (f == "Ramp") {
@@ -467,24 +522,27 @@ Expr Parser::parse_t_expr(const Token& t_tok) {
     unify(args[0], args[1], name, "T.Ramp");
     int64_t lanes = expect_const_int(args[2], name, "lanes of T.Ramp");
     if (lanes < 2 || lanes > 1024) fail(name, "T.Ramp lanes must be between 2 and 1024");
-    return track_depth(at(name, [&] { return make_ramp(args[0], args[1], static_cast<int>(lanes)); }), name);
+    return track_depth(
+        at(name, [&] { return make_ramp(args[0], args[1], static_cast<int>(lanes)); }), name);
   }
   if (f == "Broadcast") {
     auto args = parse_call_args(name, 2, 2);
     int64_t lanes = expect_const_int(args[1], name, "lanes of T.Broadcast");
     if (lanes < 2 || lanes > 1024) fail(name, "T.Broadcast lanes must be between 2 and 1024");
-    return track_depth(at(name, [&] { return make_broadcast(args[0], static_cast<int>(lanes)); }), name);
+    return track_depth(at(name, [&] { return make_broadcast(args[0], static_cast<int>(lanes)); }),
+                       name);
   }
   static const std::unordered_set<std::string> kUnary = {
-      "exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "tanh", "erf", "sigmoid",
-      "abs", "fabs", "floor", "ceil", "round", "trunc", "nearbyint", "sin", "cos", "tan", "sinh", "cosh",
-      "asin", "acos", "atan", "popcount", "clz"};
+      "exp", "exp2",    "exp10", "log",  "log2",  "log10", "log1p", "sqrt",     "rsqrt",     "tanh",
+      "erf", "sigmoid", "abs",   "fabs", "floor", "ceil",  "round", "trunc",    "nearbyint", "sin",
+      "cos", "tan",     "sinh",  "cosh", "asin",  "acos",  "atan",  "popcount", "clz"};
   static const std::unordered_set<std::string> kPredicates = {"isnan", "isinf", "isfinite"};
-  static const std::unordered_set<std::string> kBinaryCalls = {"pow", "atan2", "fmod", "hypot", "copysign",
-                                                               "nextafter", "ldexp"};
+  static const std::unordered_set<std::string> kBinaryCalls = {
+      "pow", "atan2", "fmod", "hypot", "copysign", "nextafter", "ldexp"};
   if (kUnary.count(f) || kPredicates.count(f)) {
     auto args = parse_call_args(name, 1, 1);
-    DataType t = kPredicates.count(f) ? DataType::boolean().with_lanes(args[0].dtype().lanes()) : args[0].dtype();
+    DataType t = kPredicates.count(f) ? DataType::boolean().with_lanes(args[0].dtype().lanes())
+                                      : args[0].dtype();
     return track_depth(at(name, [&] { return make_call(t, f, args); }), name);
   }
   if (kBinaryCalls.count(f)) {
@@ -494,7 +552,8 @@ Expr Parser::parse_t_expr(const Token& t_tok) {
   }
   if (f == "likely") {
     auto args = parse_call_args(name, 1, 1);
-    if (!args[0].dtype().is_bool()) fail(name, "T.likely needs a bool argument, got " + args[0].dtype().str());
+    if (!args[0].dtype().is_bool())
+      fail(name, "T.likely needs a bool argument, got " + args[0].dtype().str());
     return track_depth(at(name, [&] { return make_call(args[0].dtype(), f, args); }), name);
   }
   fail(name, "unknown function T." + f + " in an expression");
@@ -538,7 +597,8 @@ Expr Parser::parse_annotation_value() {
   const Token& t = peek();
   if (t.kind == TokenKind::String) return make_string(advance().text);
   Expr v = parse_expr();
-  if (!is_immediate(v)) fail(t, "annotation value must be a constant (integer, float, bool or string)");
+  if (!is_immediate(v))
+    fail(t, "annotation value must be a constant (integer, float, bool or string)");
   return v;
 }
 
@@ -547,11 +607,13 @@ Annotations Parser::parse_annotation_dict() {
   expect_op("{", "to start an annotation dictionary");
   while (!at_op("}")) {
     const Token& key = peek();
-    if (key.kind != TokenKind::String) fail(key, "annotation key must be a string, found " + describe(key));
+    if (key.kind != TokenKind::String)
+      fail(key, "annotation key must be a string, found " + describe(key));
     advance();
     expect_op(":", "after the annotation key");
     Expr v = parse_annotation_value();
-    if (!ann.emplace(key.text, v).second) fail(key, "duplicate annotation key \"" + key.text + "\"");
+    if (!ann.emplace(key.text, v).second)
+      fail(key, "duplicate annotation key \"" + key.text + "\"");
     if (!accept_op(",")) break;
   }
   expect_op("}", "to close the annotation dictionary");

@@ -13,9 +13,9 @@ Stmt copy_with_loc(const Stmt& s, const SourceLoc& l) {
 }
 
 const std::unordered_set<std::string>& unsupported_keywords() {
-  static const std::unordered_set<std::string> k = {"while", "return", "def", "class", "del", "break",
-                                                    "continue", "try", "raise", "assert", "lambda",
-                                                    "global", "import", "from", "yield", "async"};
+  static const std::unordered_set<std::string> k = {
+      "while", "return", "def",    "class",  "del",    "break", "continue", "try",
+      "raise", "assert", "lambda", "global", "import", "from",  "yield",    "async"};
   return k;
 }
 
@@ -23,12 +23,18 @@ const std::unordered_set<std::string>& unsupported_keywords() {
 
 Stmt with_loc(const Stmt& s, const SourceLoc& l) {
   switch (s.kind()) {
-    case StmtKind::BufferStore: return copy_with_loc<BufferStoreNode>(s, l);
-    case StmtKind::For: return copy_with_loc<ForNode>(s, l);
-    case StmtKind::BlockRealize: return copy_with_loc<BlockRealizeNode>(s, l);
-    case StmtKind::IfThenElse: return copy_with_loc<IfThenElseNode>(s, l);
-    case StmtKind::Evaluate: return copy_with_loc<EvaluateNode>(s, l);
-    default: return s;
+    case StmtKind::BufferStore:
+      return copy_with_loc<BufferStoreNode>(s, l);
+    case StmtKind::For:
+      return copy_with_loc<ForNode>(s, l);
+    case StmtKind::BlockRealize:
+      return copy_with_loc<BlockRealizeNode>(s, l);
+    case StmtKind::IfThenElse:
+      return copy_with_loc<IfThenElseNode>(s, l);
+    case StmtKind::Evaluate:
+      return copy_with_loc<EvaluateNode>(s, l);
+    default:
+      return s;
   }
 }
 
@@ -44,10 +50,12 @@ Stmt Parser::parse_suite(std::string_view header, BlockBuilder* direct_block) {
     return finish_binders(binders, segments);
   }
   advance();
-  if (peek().kind != TokenKind::Indent) fail(peek(), "expected an indented block after " + std::string(header));
+  if (peek().kind != TokenKind::Indent)
+    fail(peek(), "expected an indented block after " + std::string(header));
   advance();
   Stmt body = parse_statements(direct_block);
-  if (peek().kind != TokenKind::Dedent) fail(peek(), "expected end of indented block, found " + describe(peek()));
+  if (peek().kind != TokenKind::Dedent)
+    fail(peek(), "expected end of indented block, found " + describe(peek()));
   advance();
   return body;
 }
@@ -60,17 +68,20 @@ Stmt Parser::parse_statements(BlockBuilder* direct_block) {
   return finish_binders(binders, segments);
 }
 
-Stmt Parser::finish_binders(std::vector<Binder>& binders, std::vector<std::vector<Stmt>>& segments) {
+Stmt Parser::finish_binders(std::vector<Binder>& binders,
+                            std::vector<std::vector<Stmt>>& segments) {
   binders_ -= static_cast<int>(binders.size());
   Stmt body = make_seq(segments.back());
   for (size_t i = binders.size(); i-- > 0;) {
     if (!body) body = make_evaluate(make_int(0));
     Binder& b = binders[i];
     std::shared_ptr<StmtNode> node;
-    if (b.kind == StmtKind::LetStmt) node = std::make_shared<LetStmtNode>(b.var, b.value, body);
+    if (b.kind == StmtKind::LetStmt)
+      node = std::make_shared<LetStmtNode>(b.var, b.value, body);
     else if (b.kind == StmtKind::Allocate)
       node = std::make_shared<AllocateNode>(b.var, b.dtype, b.extents, b.scope, body);
-    else node = std::make_shared<DeclBufferNode>(b.buffer, body);
+    else
+      node = std::make_shared<DeclBufferNode>(b.buffer, body);
     node->loc = b.loc;
     std::vector<Stmt> seq = segments[i];
     seq.push_back(Stmt(node));
@@ -85,18 +96,24 @@ BlockBuilder& Parser::innermost_block(const Token& t, std::string_view what) {
   return *blocks_.back();
 }
 
-void Parser::parse_statement(BlockBuilder* direct_block, std::vector<Stmt>& out, std::vector<Binder>& binders,
+void Parser::parse_statement(BlockBuilder* direct_block, std::vector<Stmt>& out,
+                             std::vector<Binder>& binders,
                              std::vector<std::vector<Stmt>>& segments) {
   const Token& t = peek();
   switch (t.kind) {
-    case TokenKind::Indent: fail(t, "unexpected indentation");
-    case TokenKind::Newline: advance(); return;
+    case TokenKind::Indent:
+      fail(t, "unexpected indentation");
+    case TokenKind::Newline:
+      advance();
+      return;
     case TokenKind::String:  // a docstring
       advance();
       expect_newline("after the string");
       return;
-    case TokenKind::Name: break;
-    default: fail(t, "expected a statement, found " + describe(t));
+    case TokenKind::Name:
+      break;
+    default:
+      fail(t, "expected a statement, found " + describe(t));
   }
   SourceLoc here = loc(t);
   if (t.text == "for") {
@@ -121,8 +138,10 @@ void Parser::parse_statement(BlockBuilder* direct_block, std::vector<Stmt>& out,
       return;
     }
     if (at_t_attr("init")) {
-      if (!direct_block || direct_block->is_function) fail(peek(2), "with T.init() must be directly inside a block");
-      if (direct_block->init) fail(peek(2), "block '" + direct_block->name + "' has two T.init() sections");
+      if (!direct_block || direct_block->is_function)
+        fail(peek(2), "with T.init() must be directly inside a block");
+      if (direct_block->init)
+        fail(peek(2), "block '" + direct_block->name + "' has two T.init() sections");
       Token init_tok = peek(2);
       pos_ += 3;
       expect_op("(", "after T.init");
@@ -133,7 +152,8 @@ void Parser::parse_statement(BlockBuilder* direct_block, std::vector<Stmt>& out,
     }
     fail(peek(), "unsupported 'with' statement: expected T.block(...) or T.init()");
   }
-  if (unsupported_keywords().count(t.text)) fail(t, "'" + t.text + "' statements are not supported");
+  if (unsupported_keywords().count(t.text))
+    fail(t, "'" + t.text + "' statements are not supported");
   if (t.text == "T" && peek(1).is_op(".")) {
     Stmt s = parse_t_statement(direct_block);
     if (s) out.push_back(with_loc(s, here));
@@ -163,13 +183,14 @@ Stmt Parser::parse_store(const Token& name_tok) {
   const Token& value_tok = peek();
   Expr value = adopt(parse_expr(), buffer->dtype, value_tok);
   if (value.dtype().element_of() != buffer->dtype.element_of())
-    fail(value_tok, "cannot store a " + value.dtype().str() + " value into buffer '" + buffer->name + "' of type " +
-                        buffer->dtype.str());
+    fail(value_tok, "cannot store a " + value.dtype().str() + " value into buffer '" +
+                        buffer->name + "' of type " + buffer->dtype.str());
   expect_newline("after the store");
   return at(name_tok, [&] { return make_store(buffer, value, indices); });
 }
 
-void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out, std::vector<Binder>& binders) {
+void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out,
+                              std::vector<Binder>& binders) {
   (void)out;
   std::vector<Token> targets{advance()};
   while (accept_op(",")) targets.push_back(expect_name("as an assignment target"));
@@ -177,7 +198,8 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
   if (targets.size() == 1 && accept_op(":")) {
     // `x: T.int32 = value`
     const Token& t_tok = peek();
-    if (!t_tok.is_name("T") || !peek(1).is_op(".")) fail(t_tok, "expected a type like T.int32 after ':'");
+    if (!t_tok.is_name("T") || !peek(1).is_op("."))
+      fail(t_tok, "expected a type like T.int32 after ':'");
     pos_ += 2;
     Token type_tok = expect_name("after 'T.'");
     DataType t = dtype_of_name(type_tok);
@@ -185,9 +207,11 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
     const Token& value_tok = peek();
     Expr value = adopt(parse_expr(), t, value_tok);
     if (value.dtype() != t)
-      fail(value_tok, "value of '" + first.text + "' has type " + value.dtype().str() + " but is declared T." + t.str());
+      fail(value_tok, "value of '" + first.text + "' has type " + value.dtype().str() +
+                          " but is declared T." + t.str());
     expect_newline("after the let binding");
-    if (scope_.defined_in_innermost(first.text)) fail(first, "'" + first.text + "' is already defined in this scope");
+    if (scope_.defined_in_innermost(first.text))
+      fail(first, "'" + first.text + "' is already defined in this scope");
     Var v = make_var(first.text, t);
     scope_.define(first.text, {v, nullptr});
     binders.push_back(Binder{StmtKind::LetStmt, loc(first), v, value, t, {}, {}, nullptr});
@@ -195,14 +219,16 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
   }
   expect_op("=", "after the assignment target");
   if (at_t_attr("axis")) {
-    if (!direct_block || direct_block->is_function) fail(peek(2), "T.axis must be directly inside a block");
+    if (!direct_block || direct_block->is_function)
+      fail(peek(2), "T.axis must be directly inside a block");
     parse_axis(targets, *direct_block);
     expect_newline("after the block axis");
     return;
   }
   if (targets.size() > 1) fail(targets[1], "only T.axis.remap can assign several names");
   auto define_checked = [&](const Binding& b) {
-    if (scope_.defined_in_innermost(first.text)) fail(first, "'" + first.text + "' is already defined in this scope");
+    if (scope_.defined_in_innermost(first.text))
+      fail(first, "'" + first.text + "' is already defined in this scope");
     scope_.define(first.text, b);
   };
   if (at_t_attr("alloc_buffer")) {
@@ -217,14 +243,21 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
   } else if (at_t_attr("match_buffer")) {
     Token callee = peek(2);
     pos_ += 3;
-    if (!direct_block) fail(callee, "T.match_buffer must be at the top of a function or directly inside a block");
+    if (!direct_block)
+      fail(callee, "T.match_buffer must be at the top of a function or directly inside a block");
     parse_match_buffer(first, callee, *direct_block);
   } else if (at_t_attr("allocate")) {
     Token callee = peek(2);
     pos_ += 3;
     expect_op("(", "after T.allocate");
-    Binder b{StmtKind::Allocate, loc(first), make_var(first.text, DataType::handle()), {}, DataType::float32(),
-             {}, "global", nullptr};
+    Binder b{StmtKind::Allocate,
+             loc(first),
+             make_var(first.text, DataType::handle()),
+             {},
+             DataType::float32(),
+             {},
+             "global",
+             nullptr};
     b.extents = parse_shape("allocation extent");
     if (accept_op(",") && !at_op(")")) {
       if (!peek(1).is_op("=")) {
@@ -262,7 +295,8 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
     expect_op("(", "after T.decl_buffer");
     Buffer buffer = build_buffer(first.text, parse_buffer_args(callee, true, ")"));
     define_buffer(first, buffer);
-    binders.push_back(Binder{StmtKind::DeclBuffer, loc(first), nullptr, {}, buffer->dtype, {}, {}, buffer});
+    binders.push_back(
+        Binder{StmtKind::DeclBuffer, loc(first), nullptr, {}, buffer->dtype, {}, {}, buffer});
   } else if (peek().is_name("T") && peek(1).is_op(".") && peek(2).kind == TokenKind::Name &&
              peek(3).is_op("(") && peek(4).is_op(")") && DataType::parse(peek(2).text)) {
     // `n = T.int32()`: a fresh symbolic variable.
@@ -273,7 +307,8 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
     Expr value = parse_expr();
     Var v = make_var(first.text, value.dtype());
     define_checked({v, nullptr});
-    binders.push_back(Binder{StmtKind::LetStmt, loc(first), v, value, value.dtype(), {}, {}, nullptr});
+    binders.push_back(
+        Binder{StmtKind::LetStmt, loc(first), v, value, value.dtype(), {}, {}, nullptr});
   }
   expect_newline("after the assignment");
 }
@@ -282,7 +317,8 @@ Stmt Parser::parse_for() {
   Token for_tok = advance();
   std::vector<Token> vars{expect_name("as the loop variable")};
   while (accept_op(",")) vars.push_back(expect_name("as a loop variable"));
-  if (!at_name("in")) fail(peek(), "expected 'in' after the loop variables, found " + describe(peek()));
+  if (!at_name("in"))
+    fail(peek(), "expected 'in' after the loop variables, found " + describe(peek()));
   advance();
   ForKind kind = ForKind::Serial;
   std::string thread;
@@ -297,16 +333,24 @@ Stmt Parser::parse_for() {
     callee = peek(2);
     label = "T." + callee.text;
     const std::string& f = callee.text;
-    if (f == "serial") kind = ForKind::Serial;
-    else if (f == "parallel") kind = ForKind::Parallel;
-    else if (f == "vectorized") kind = ForKind::Vectorized;
-    else if (f == "unroll") kind = ForKind::Unrolled;
-    else if (f == "thread_binding") kind = ForKind::ThreadBinding;
-    else if (f == "grid") grid = true;
-    else fail(callee, "unknown loop kind T." + f);
+    if (f == "serial")
+      kind = ForKind::Serial;
+    else if (f == "parallel")
+      kind = ForKind::Parallel;
+    else if (f == "vectorized")
+      kind = ForKind::Vectorized;
+    else if (f == "unroll")
+      kind = ForKind::Unrolled;
+    else if (f == "thread_binding")
+      kind = ForKind::ThreadBinding;
+    else if (f == "grid")
+      grid = true;
+    else
+      fail(callee, "unknown loop kind T." + f);
     pos_ += 3;
   } else {
-    fail(peek(), "expected range(...), T.grid(...) or a T.serial-style loop after 'in', found " + describe(peek()));
+    fail(peek(), "expected range(...), T.grid(...) or a T.serial-style loop after 'in', found " +
+                     describe(peek()));
   }
   expect_op("(", "after " + label);
   std::vector<std::pair<Token, Expr>> args;
@@ -318,7 +362,8 @@ Stmt Parser::parse_for() {
       if (key.text == "annotations" && !grid && label != "range") {
         ann = parse_annotation_dict();
       } else if (key.text == "thread" && kind == ForKind::ThreadBinding) {
-        if (peek().kind != TokenKind::String) fail(peek(), "thread= needs a string like \"threadIdx.x\"");
+        if (peek().kind != TokenKind::String)
+          fail(peek(), "thread= needs a string like \"threadIdx.x\"");
         thread = advance().text;
         have_thread = true;
       } else {
@@ -337,18 +382,20 @@ Stmt Parser::parse_for() {
     if (!accept_op(",")) break;
   }
   expect_op(")", "to close " + label + "(");
-  if (kind == ForKind::ThreadBinding && !have_thread) fail(callee, "T.thread_binding needs thread=\"...\"");
+  if (kind == ForKind::ThreadBinding && !have_thread)
+    fail(callee, "T.thread_binding needs thread=\"...\"");
   std::vector<Range> ranges;
   if (grid) {
     if (args.size() != vars.size())
-      fail(callee, "T.grid has " + std::to_string(args.size()) + " extents but " + std::to_string(vars.size()) +
-                       " loop variables");
+      fail(callee, "T.grid has " + std::to_string(args.size()) + " extents but " +
+                       std::to_string(vars.size()) + " loop variables");
     for (auto& [tok, e] : args) ranges.push_back(Range::from_min_extent(make_int(0, e.dtype()), e));
   } else {
     if (args.empty() || args.size() > 2)
       fail(callee, label + " takes 1 or 2 bounds, got " + std::to_string(args.size()));
     if (vars.size() != 1)
-      fail(vars[1], label + " defines one loop variable but " + std::to_string(vars.size()) + " are given");
+      fail(vars[1],
+           label + " defines one loop variable but " + std::to_string(vars.size()) + " are given");
     if (args.size() == 1) {
       Expr e = args[0].second;
       ranges.push_back(Range::from_min_extent(make_int(0, e.dtype()), e));
@@ -356,14 +403,16 @@ Stmt Parser::parse_for() {
       Expr start = args[0].second, stop = args[1].second;
       unify(start, stop, args[1].first, label);
       auto a = as_const_int(start), b = as_const_int(stop);
-      Expr extent = a && b ? make_int(*b - *a, start.dtype()) : make_binary_at(ExprKind::Sub, stop, start, args[1].first);
+      Expr extent = a && b ? make_int(*b - *a, start.dtype())
+                           : make_binary_at(ExprKind::Sub, stop, start, args[1].first);
       ranges.push_back(Range::from_min_extent(start, extent));
     }
   }
   ScopeFrame frame(scope_);
   std::vector<Var> loop_vars;
   for (size_t i = 0; i < vars.size(); ++i) {
-    if (scope_.defined_in_innermost(vars[i].text)) fail(vars[i], "loop variable '" + vars[i].text + "' is defined twice");
+    if (scope_.defined_in_innermost(vars[i].text))
+      fail(vars[i], "loop variable '" + vars[i].text + "' is defined twice");
     Var v = make_var(vars[i].text, ranges[i].extent.dtype());
     scope_.define(vars[i].text, {v, nullptr});
     loop_ranges_[v.get()] = ranges[i];
@@ -385,7 +434,8 @@ Stmt Parser::parse_if(const Token& if_tok) {
   NestingGuard guard(*this, if_tok);
   const Token& cond_tok = peek();
   Expr cond = parse_expr();
-  if (!cond.dtype().is_bool()) fail(cond_tok, "if condition must be bool, got " + cond.dtype().str());
+  if (!cond.dtype().is_bool())
+    fail(cond_tok, "if condition must be bool, got " + cond.dtype().str());
   Stmt then_case = parse_suite("if condition", nullptr);
   Stmt else_case;
   if (at_name("elif")) {
@@ -404,7 +454,8 @@ Stmt Parser::parse_t_statement(BlockBuilder* direct_block) {
   const std::string& f = callee.text;
   pos_ += 3;
   auto in_block = [&]() -> BlockBuilder& {
-    if (!direct_block || direct_block->is_function) fail(callee, "T." + f + " must be directly inside a block");
+    if (!direct_block || direct_block->is_function)
+      fail(callee, "T." + f + " must be directly inside a block");
     return *direct_block;
   };
   Stmt result;
@@ -412,7 +463,8 @@ Stmt Parser::parse_t_statement(BlockBuilder* direct_block) {
     auto args = parse_call_args(callee, 1, 1);
     result = make_evaluate(args[0]);
   } else if (f == "func_attr") {
-    if (!direct_block || !direct_block->is_function) fail(callee, "T.func_attr must be at the top of the function body");
+    if (!direct_block || !direct_block->is_function)
+      fail(callee, "T.func_attr must be at the top of the function body");
     if (direct_block->annotations) fail(callee, "T.func_attr is given twice");
     expect_op("(", "after T.func_attr");
     direct_block->annotations = parse_annotation_dict();
@@ -432,7 +484,8 @@ Stmt Parser::parse_t_statement(BlockBuilder* direct_block) {
     BlockBuilder& b = in_block();
     if (b.predicate) fail(callee, "T.where is given twice");
     auto args = parse_call_args(callee, 1, 1);
-    if (!args[0].dtype().is_bool()) fail(callee, "T.where needs a bool condition, got " + args[0].dtype().str());
+    if (!args[0].dtype().is_bool())
+      fail(callee, "T.where needs a bool condition, got " + args[0].dtype().str());
     b.predicate = args[0];
   } else {
     fail(callee, "unknown statement T." + f);

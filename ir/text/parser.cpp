@@ -6,7 +6,8 @@
 namespace tirc {
 
 Parser::Parser(std::string_view text, std::string_view filename)
-    : file_{std::make_shared<const std::string>(filename), std::make_shared<const std::string>(text)} {}
+    : file_{std::make_shared<const std::string>(filename),
+            std::make_shared<const std::string>(text)} {}
 
 // ---- tokens ----------------------------------------------------------------
 
@@ -29,28 +30,41 @@ bool Parser::accept_op(std::string_view op) {
 
 std::string Parser::describe(const Token& t) const {
   switch (t.kind) {
-    case TokenKind::Name: return "'" + t.text + "'";
-    case TokenKind::Op: return "'" + t.text + "'";
+    case TokenKind::Name:
+      return "'" + t.text + "'";
+    case TokenKind::Op:
+      return "'" + t.text + "'";
     case TokenKind::Int:
-    case TokenKind::Float: return "number " + t.text;
-    case TokenKind::String: return "a string";
-    case TokenKind::Newline: return "end of line";
-    case TokenKind::Indent: return "indentation";
-    case TokenKind::Dedent: return "end of the indented block";
-    case TokenKind::Eof: return "end of file";
+    case TokenKind::Float:
+      return "number " + t.text;
+    case TokenKind::String:
+      return "a string";
+    case TokenKind::Newline:
+      return "end of line";
+    case TokenKind::Indent:
+      return "indentation";
+    case TokenKind::Dedent:
+      return "end of the indented block";
+    case TokenKind::Eof:
+      return "end of file";
   }
   return "?";
 }
 
-void Parser::fail(const Token& t, const std::string& message) const { throw Error(message, loc(t)); }
+void Parser::fail(const Token& t, const std::string& message) const {
+  throw Error(message, loc(t));
+}
 
 const Token& Parser::expect_op(std::string_view op, std::string_view context) {
-  if (!at_op(op)) fail(peek(), "expected '" + std::string(op) + "' " + std::string(context) + ", found " + describe(peek()));
+  if (!at_op(op))
+    fail(peek(), "expected '" + std::string(op) + "' " + std::string(context) + ", found " +
+                     describe(peek()));
   return advance();
 }
 
 const Token& Parser::expect_name(std::string_view context) {
-  if (peek().kind != TokenKind::Name) fail(peek(), "expected a name " + std::string(context) + ", found " + describe(peek()));
+  if (peek().kind != TokenKind::Name)
+    fail(peek(), "expected a name " + std::string(context) + ", found " + describe(peek()));
   return advance();
 }
 
@@ -67,7 +81,9 @@ bool Parser::at_t_attr(std::string_view name, size_t ahead) const {
 }
 
 void Parser::expect_t_attr(std::string_view name, std::string_view context) {
-  if (!at_t_attr(name)) fail(peek(), "expected T." + std::string(name) + " " + std::string(context) + ", found " + describe(peek()));
+  if (!at_t_attr(name))
+    fail(peek(), "expected T." + std::string(name) + " " + std::string(context) + ", found " +
+                     describe(peek()));
   pos_ += 3;
 }
 
@@ -92,8 +108,10 @@ void Parser::parse_decorator(std::string_view ns, std::string_view name) {
     while (!at_op(")")) {
       Token key = expect_name("as a decorator argument");
       expect_op("=", "after the decorator argument name");
-      if (peek().kind == TokenKind::String) advance();
-      else parse_expr();
+      if (peek().kind == TokenKind::String)
+        advance();
+      else
+        parse_expr();
       (void)key;
       if (!accept_op(",")) break;
     }
@@ -119,7 +137,8 @@ std::vector<Param> Parser::parse_params() {
     int depth = 0;
     while (true) {
       const Token& t = peek();
-      if (t.kind == TokenKind::Eof || t.kind == TokenKind::Newline) fail(t, "unterminated parameter list");
+      if (t.kind == TokenKind::Eof || t.kind == TokenKind::Newline)
+        fail(t, "unterminated parameter list");
       if (depth == 0 && (t.is_op(",") || t.is_op(")"))) break;
       if (t.is_op("(") || t.is_op("[") || t.is_op("{")) ++depth;
       if (t.is_op(")") || t.is_op("]") || t.is_op("}")) --depth;
@@ -131,7 +150,8 @@ std::vector<Param> Parser::parse_params() {
   size_t end = pos_;
   std::vector<Param> params(raws.size());
   auto define = [&](const Token& name, Binding b) {
-    if (scope_.defined_in_innermost(name.text)) fail(name, "duplicate parameter '" + name.text + "'");
+    if (scope_.defined_in_innermost(name.text))
+      fail(name, "duplicate parameter '" + name.text + "'");
     scope_.define(name.text, std::move(b));
   };
   for (size_t i = 0; i < raws.size(); ++i) {
@@ -146,7 +166,9 @@ std::vector<Param> Parser::parse_params() {
   for (size_t i = 0; i < raws.size(); ++i) {
     if (params[i].var) continue;
     pos_ = raws[i].annotation;
-    if (!at_t_attr("Buffer")) fail(peek(), "expected T.Buffer(...) or a scalar type like T.int32 for parameter '" + raws[i].name.text + "'");
+    if (!at_t_attr("Buffer"))
+      fail(peek(), "expected T.Buffer(...) or a scalar type like T.int32 for parameter '" +
+                       raws[i].name.text + "'");
     Token callee = peek(2);
     pos_ += 3;
     std::string close = at_op("[") ? "]" : ")";
@@ -159,7 +181,7 @@ std::vector<Param> Parser::parse_params() {
   return params;
 }
 
-std::pair<std::string, PrimFunc> Parser::parse_function() {
+std::pair<Token, PrimFunc> Parser::parse_function() {
   parse_decorator("T", "prim_func");
   if (!at_name("def")) fail(peek(), "expected 'def' after @T.prim_func, found " + describe(peek()));
   advance();
@@ -167,8 +189,10 @@ std::pair<std::string, PrimFunc> Parser::parse_function() {
   ScopeFrame frame(scope_);
   std::vector<Param> params = parse_params();
   if (accept_op("->")) {
-    if (at_name("None")) advance();
-    else expect_t_attr("handle", "or None as the return type");
+    if (at_name("None"))
+      advance();
+    else
+      expect_t_attr("handle", "or None as the return type");
   }
   BlockBuilder root;
   root.is_function = true;
@@ -179,7 +203,8 @@ std::pair<std::string, PrimFunc> Parser::parse_function() {
   blocks_.clear();
   params_ = nullptr;
   auto* realize = body.as<BlockRealizeNode>();
-  bool explicit_root = realize && realize->block->name == "root" && realize->block->iter_vars.empty();
+  bool explicit_root =
+      realize && realize->block->name == "root" && realize->block->iter_vars.empty();
   if ((saw_block_ && !explicit_root) || !root.alloc_buffers.empty()) {
     auto block = std::make_shared<BlockNode>();
     block->name = "root";
@@ -188,7 +213,7 @@ std::pair<std::string, PrimFunc> Parser::parse_function() {
     body = make_block_realize({}, make_bool(true), block);
   }
   Annotations attrs = root.annotations ? *root.annotations : Annotations{};
-  return {name.text, make_prim_func(std::move(params), std::move(body), std::move(attrs))};
+  return {name, make_prim_func(std::move(params), std::move(body), std::move(attrs))};
 }
 
 IRModule Parser::parse_module() {
@@ -198,7 +223,8 @@ IRModule Parser::parse_module() {
     IRModule module;
     if (at_op("@") && peek(1).is_name("I")) {
       parse_decorator("I", "ir_module");
-      if (!at_name("class")) fail(peek(), "expected 'class' after @I.ir_module, found " + describe(peek()));
+      if (!at_name("class"))
+        fail(peek(), "expected 'class' after @I.ir_module, found " + describe(peek()));
       advance();
       expect_name("as the module name");
       if (accept_op("(")) expect_op(")", "after 'class Module('");
@@ -212,21 +238,22 @@ IRModule Parser::parse_module() {
           expect_newline("after the docstring");
           continue;
         }
-        Token at_tok = peek(3);
-        auto [fname, func] = parse_function();
-        if (module.find(fname)) fail(at_tok, "function '" + fname + "' is defined twice in the module");
-        module.add(fname, func);
+        auto [name, func] = parse_function();
+        if (module.find(name.text))
+          fail(name, "function '" + name.text + "' is defined twice in the module");
+        module.add(name.text, func);
       }
       if (module.empty()) fail(peek(), "module has no functions");
       if (peek().kind == TokenKind::Dedent) advance();
     } else if (at_op("@")) {
-      auto [fname, func] = parse_function();
-      module.add(fname, func);
+      auto [name, func] = parse_function();
+      module.add(name.text, func);
     } else {
       fail(peek(), "expected @T.prim_func or @I.ir_module, found " + describe(peek()));
     }
-    if (peek().kind != TokenKind::Eof) fail(peek(), "unexpected " + describe(peek()) + " after the end of the " +
-                                                      std::string(module.size() > 1 ? "module" : "function"));
+    if (peek().kind != TokenKind::Eof)
+      fail(peek(), "unexpected " + describe(peek()) + " after the end of the " +
+                       std::string(module.size() > 1 ? "module" : "function"));
     return module;
   } catch (const Error& e) {
     if (e.loc().known() || toks_.empty()) throw;
@@ -244,7 +271,8 @@ Expr Parser::parse_standalone_expr(const std::vector<Var>& scope) {
       if (v) scope_.define(v->name, {v, nullptr});
     Expr e = parse_expr();
     if (peek().kind == TokenKind::Newline) advance();
-    if (peek().kind != TokenKind::Eof) fail(peek(), "unexpected " + describe(peek()) + " after the expression");
+    if (peek().kind != TokenKind::Eof)
+      fail(peek(), "unexpected " + describe(peek()) + " after the expression");
     return e;
   } catch (const Error& e) {
     if (e.loc().known() || toks_.empty()) throw;

@@ -141,11 +141,12 @@ class Parser {
   Stmt parse_suite(std::string_view header, BlockBuilder* direct_block);
   Stmt parse_statements(BlockBuilder* direct_block);
   // Parses one statement; returns false if it produced nothing to add.
-  void parse_statement(BlockBuilder* direct_block, std::vector<Stmt>& out, std::vector<Binder>& binders,
-                       std::vector<std::vector<Stmt>>& segments);
+  void parse_statement(BlockBuilder* direct_block, std::vector<Stmt>& out,
+                       std::vector<Binder>& binders, std::vector<std::vector<Stmt>>& segments);
   Stmt parse_for();
   Stmt parse_if(const Token& if_tok);
-  void parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out, std::vector<Binder>& binders);
+  void parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out,
+                        std::vector<Binder>& binders);
   Stmt parse_store(const Token& name_tok);
   Stmt parse_t_statement(BlockBuilder* direct_block);
   Stmt finish_binders(std::vector<Binder>& binders, std::vector<std::vector<Stmt>>& segments);
@@ -154,7 +155,8 @@ class Parser {
   // ---- blocks and buffers (parse_block.cpp)
   Stmt parse_block(const Token& with_tok);
   void parse_axis(const std::vector<Token>& targets, BlockBuilder& block);
-  void define_iter_var(const Token& name_tok, BlockBuilder& block, IterKind kind, Range dom, Expr value);
+  void define_iter_var(const Token& name_tok, BlockBuilder& block, IterKind kind, Range dom,
+                       Expr value);
   std::vector<BufferRegion> parse_region_args(const Token& callee);
   BufferRegion parse_region();
   Range parse_axis_dom(DataType value_type);
@@ -169,7 +171,8 @@ class Parser {
   // ---- functions (parser.cpp)
   void skip_imports();
   void parse_decorator(std::string_view ns, std::string_view name);
-  std::pair<std::string, PrimFunc> parse_function();
+  // The function and the token of its name.
+  std::pair<Token, PrimFunc> parse_function();
   std::vector<Param> parse_params();
 
   SourceFile file_;

@@ -9,7 +9,8 @@
 
 namespace tirc {
 
-// "# from tvm.script import ir as I\n# from tvm.script import tir as T\n\n@I.ir_module\nclass Module: ..."
+// "# from tvm.script import ir as I\n# from tvm.script import tir as T\n\n@I.ir_module\nclass
+// Module: ..."
 std::string print_module(const IRModule& m);
 // A single function: "# from tvm.script import tir as T\n\n@T.prim_func\ndef NAME(...):..."
 std::string print_func(const PrimFunc& f, std::string_view name = "main");

@@ -4,6 +4,8 @@
 
 namespace tirc {
 
-__attribute__((weak)) AccessRegions infer_access_regions(const BlockNode&) { return {}; }
+__attribute__((weak)) AccessRegions infer_access_regions(const BlockNode&) {
+  return {};
+}
 
 }  // namespace tirc

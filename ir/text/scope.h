@@ -27,8 +27,12 @@ class Scope {
       if (auto found = it->find(name); found != it->end()) return &found->second;
     return nullptr;
   }
-  bool defined_in_innermost(const std::string& name) const { return frames_.back().count(name) > 0; }
-  void define(const std::string& name, Binding binding) { frames_.back()[name] = std::move(binding); }
+  bool defined_in_innermost(const std::string& name) const {
+    return frames_.back().count(name) > 0;
+  }
+  void define(const std::string& name, Binding binding) {
+    frames_.back()[name] = std::move(binding);
+  }
 
  private:
   std::vector<std::unordered_map<std::string, Binding>> frames_;

@@ -7,7 +7,9 @@ using namespace tirc;
 
 namespace {
 
-const BlockRealizeNode* root_realize(const PrimFunc& f) { return f->body.as<BlockRealizeNode>(); }
+const BlockRealizeNode* root_realize(const PrimFunc& f) {
+  return f->body.as<BlockRealizeNode>();
+}
 
 // The body of the function's root block.
 Stmt root_body(const PrimFunc& f) {
@@ -211,8 +213,12 @@ TEST_CASE("parser: expression forms", "[parser]") {
   CHECK(parse_expr("i // j", {i, j}).kind() == ExprKind::FloorDiv);
   CHECK(parse_expr("i % j", {i, j}).kind() == ExprKind::FloorMod);
   CHECK(parse_expr("T.min(i, j)", {i, j}).kind() == ExprKind::Min);
-  for (auto [text, kind] : {std::pair{"i == j", ExprKind::EQ}, {"i != j", ExprKind::NE}, {"i < j", ExprKind::LT},
-                            {"i <= j", ExprKind::LE}, {"i > j", ExprKind::GT}, {"i >= j", ExprKind::GE}})
+  for (auto [text, kind] : {std::pair{"i == j", ExprKind::EQ},
+                            {"i != j", ExprKind::NE},
+                            {"i < j", ExprKind::LT},
+                            {"i <= j", ExprKind::LE},
+                            {"i > j", ExprKind::GT},
+                            {"i >= j", ExprKind::GE}})
     CHECK(parse_expr(text, {i, j}).kind() == kind);
   CHECK(parse_expr("c and i < j or not c", {c, i, j}).kind() == ExprKind::Or);
   CHECK(parse_expr("not c", {c}).kind() == ExprKind::Not);
