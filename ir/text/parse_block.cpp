@@ -185,7 +185,7 @@ void Parser::parse_axis(const std::vector<Token>& targets, BlockBuilder& block) 
     Expr lo = adopt(dom.min, t, dom_tok), hi = extent;
     unify(lo, hi, dom_tok, "axis domain");
     auto a = as_const_int(lo), b = as_const_int(hi);
-    dom = Range::from_min_extent(lo, a && b ? make_int(*b - *a, lo.dtype())
+    dom = Range::from_min_extent(lo, a && b ? make_int(const_extent(*a, *b, dom_tok), lo.dtype())
                                             : make_binary_at(ExprKind::Sub, hi, lo, dom_tok));
   } else {
     dom = Range::from_min_extent(make_int(0, extent.dtype()), extent);

@@ -360,7 +360,7 @@ std::vector<Expr> Parser::parse_index_list(const Buffer& buffer, const Token& na
         Expr extent;
         auto a = as_const_int(lo), b = as_const_int(hi);
         if (a && b)
-          extent = make_int(*b - *a, lo.dtype());
+          extent = make_int(const_extent(*a, *b, op), lo.dtype());
         else
           extent = make_binary_at(ExprKind::Sub, hi, lo, op);
         if (region) region->push_back(Range::from_min_extent(lo, extent));
@@ -557,6 +557,12 @@ Expr Parser::parse_t_expr(const Token& t_tok) {
     return track_depth(at(name, [&] { return make_call(args[0].dtype(), f, args); }), name);
   }
   fail(name, "unknown function T." + f + " in an expression");
+}
+
+int64_t Parser::const_extent(int64_t start, int64_t stop, const Token& t) const {
+  int64_t extent = 0;
+  if (__builtin_sub_overflow(stop, start, &extent)) fail(t, "range is too large");
+  return extent;
 }
 
 int64_t Parser::expect_const_int(const Expr& e, const Token& t, std::string_view what) {

@@ -403,7 +403,7 @@ Stmt Parser::parse_for() {
       Expr start = args[0].second, stop = args[1].second;
       unify(start, stop, args[1].first, label);
       auto a = as_const_int(start), b = as_const_int(stop);
-      Expr extent = a && b ? make_int(*b - *a, start.dtype())
+      Expr extent = a && b ? make_int(const_extent(*a, *b, args[1].first), start.dtype())
                            : make_binary_at(ExprKind::Sub, stop, start, args[1].first);
       ranges.push_back(Range::from_min_extent(start, extent));
     }

@@ -131,6 +131,8 @@ class Parser {
   Expr parse_annotation_value();
   Annotations parse_annotation_dict();
   Expr expect_int_expr(Expr e, const Token& t, std::string_view what);
+  // stop - start of constant bounds, rejecting overflow.
+  int64_t const_extent(int64_t start, int64_t stop, const Token& t) const;
   int64_t expect_const_int(const Expr& e, const Token& t, std::string_view what);
   std::vector<Expr> parse_shape(std::string_view what);
   Var lookup_var(const Token& name_tok);

@@ -118,6 +118,9 @@ TEST_CASE("parser errors: statements and scoping", "[parser]") {
       {"unknown statement", "    T.frobnicate(1)\n", "unknown statement T.frobnicate", 3, 7},
       {"where not bool", kBlock + "            T.where(i)\n",
        "T.where needs a bool condition, got int32", 5, 15},
+      {"range overflow",
+       "    for i in range(-9223372036854775807, 9223372036854775807):\n        T.evaluate(i)\n",
+       "range is too large", 3, 42},
       {"func_attr in loop", "    for i in range(8):\n        T.func_attr({\"a\": 1})\n",
        "T.func_attr must be at the top of the function body", 4, 11},
   };
