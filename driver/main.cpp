@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
   help->add_option("command", help_topic, "Command to describe");
   help->callback([&] {
     if (help_topic.empty()) {
-      std::cout << app.help();
+      // app.help() would describe the selected subcommand, i.e. `help` itself.
+      std::cout << app.get_formatter()->make_help(&app, "tirc", CLI::AppFormatMode::Normal);
       return;
     }
     CLI::App* sub = nullptr;
@@ -50,7 +51,7 @@ int main(int argc, char** argv) {
       status = kUsage;
       return;
     }
-    std::cout << sub->help();
+    std::cout << sub->help("tirc");
   });
   app.require_subcommand(1);
   app.parse_complete_callback([&] { setup_logging(verbose ? "debug" : log_level); });

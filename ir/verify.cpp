@@ -442,11 +442,20 @@ class FunctionVerifier : public StmtVisitor {
       if (it != narrowed.end())
         az.bind(sv.var, it->second);
       else if (sv.binding.range)
-        az.bind(sv.var, *sv.binding.range);
+        bind_range(az, sv.var, *sv.binding.range);
       else if (sv.binding.bound)
         az.bind(sv.var, *sv.binding.bound);
     }
     return az;
+  }
+
+  // A symbolic extent gives no upper bound: reporting "may access outside"
+  // against the largest int32 would flag every symbolic-shape program.
+  static void bind_range(Analyzer& az, const Var& var, const Range& r) {
+    if (as_const_int(az.simplify(r.extent)))
+      az.bind(var, r);
+    else
+      az.bind(var, ConstIntBound{az.const_int_bound(r.min).min, std::nullopt});
   }
 
   ConstIntBound index_bound(const Expr& idx) {

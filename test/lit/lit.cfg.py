@@ -8,6 +8,8 @@ config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".tir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.excludes = ["Inputs"]
+# Temporary files go to the build tree, never the source tree.
+config.test_exec_root = lit_config.params.get("exec_root", os.path.join(config.test_source_root, "Output"))
 
 tirc = lit_config.params.get("tirc")
 filecheck_dir = lit_config.params.get("filecheck_dir", "/usr/lib/llvm-19/bin")
