@@ -568,7 +568,7 @@ class FunctionVerifier : public StmtVisitor {
       if (!bad) continue;
       sink_.report(loc_, head + " is bound to " + expr_str(value) + ", which ranges over " +
                              bound_str(v) + ", outside its domain [" + expr_str(iv.dom.min) + ", " +
-                             expr_str(iv.dom.min) + " + " + expr_str(iv.dom.extent) + ")");
+                             expr_str(simplify(iv.dom.min + iv.dom.extent)) + ")");
     }
   }
 

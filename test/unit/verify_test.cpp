@@ -242,7 +242,7 @@ TEST_CASE("block iteration variables bound outside their domain are reported", "
   m.extent_i = 256;
   require_single(m.build(),
                  "main: block C: iteration variable vi is bound to i, which ranges over [0, 255], "
-                 "outside its domain [0, 0 + 128)");
+                 "outside its domain [0, 128)");
 
   // With T.where(i < 128) the excess iterations are cut off.
   Matmul w;
