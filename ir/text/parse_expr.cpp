@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ir/text/operators.h"
 #include "ir/text/parser_impl.h"
 
 namespace tirc {
@@ -37,46 +38,6 @@ bool fits(int64_t v, DataType t) {
   return v >= -half && v < half;
 }
 
-const char* op_spelling(ExprKind kind) {
-  switch (kind) {
-    case ExprKind::Add:
-      return "+";
-    case ExprKind::Sub:
-      return "-";
-    case ExprKind::Mul:
-      return "*";
-    case ExprKind::Div:
-      return "/";
-    case ExprKind::FloorDiv:
-      return "//";
-    case ExprKind::FloorMod:
-      return "%";
-    case ExprKind::Mod:
-      return "T.truncmod";
-    case ExprKind::Min:
-      return "T.min";
-    case ExprKind::Max:
-      return "T.max";
-    case ExprKind::EQ:
-      return "==";
-    case ExprKind::NE:
-      return "!=";
-    case ExprKind::LT:
-      return "<";
-    case ExprKind::LE:
-      return "<=";
-    case ExprKind::GT:
-      return ">";
-    case ExprKind::GE:
-      return ">=";
-    case ExprKind::And:
-      return "and";
-    case ExprKind::Or:
-      return "or";
-    default:
-      return to_string(kind);
-  }
-}
 
 bool is_immediate(const Expr& e) {
   return e.as<IntImmNode>() || e.as<FloatImmNode>();
@@ -150,7 +111,7 @@ void Parser::unify(Expr& a, Expr& b, const Token& op, std::string_view op_name) 
 }
 
 Expr Parser::make_binary_at(ExprKind kind, Expr a, Expr b, const Token& op) {
-  std::string name = op_spelling(kind);
+  std::string name = operator_spelling(kind, a ? a.dtype() : DataType::float32()).text;
   unify(a, b, op, name);
   DataType t = a.dtype();
   if (kind == ExprKind::And || kind == ExprKind::Or) {

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "ir/text/float_repr.h"
+#include "ir/text/operators.h"
 #include "ir/text/text_printer.h"
 
 namespace tirc {
@@ -20,40 +21,6 @@ enum Precedence : int {
   kAtom,
 };
 
-const char* infix_symbol(ExprKind kind) {
-  switch (kind) {
-    case ExprKind::Add:
-      return "+";
-    case ExprKind::Sub:
-      return "-";
-    case ExprKind::Mul:
-      return "*";
-    case ExprKind::Div:
-      return "/";
-    case ExprKind::FloorDiv:
-      return "//";
-    case ExprKind::FloorMod:
-      return "%";
-    case ExprKind::EQ:
-      return "==";
-    case ExprKind::NE:
-      return "!=";
-    case ExprKind::LT:
-      return "<";
-    case ExprKind::LE:
-      return "<=";
-    case ExprKind::GT:
-      return ">";
-    case ExprKind::GE:
-      return ">=";
-    case ExprKind::And:
-      return "and";
-    case ExprKind::Or:
-      return "or";
-    default:
-      return nullptr;
-  }
-}
 
 int infix_precedence(ExprKind kind) {
   switch (kind) {
@@ -150,23 +117,12 @@ std::string TextPrinter::args(const std::vector<Expr>& es) {
 }
 
 std::string TextPrinter::binary(const BinaryNode* n) {
-  switch (n->kind) {
-    case ExprKind::Min:
-      return "T.min(" + args({n->a, n->b}) + ")";
-    case ExprKind::Max:
-      return "T.max(" + args({n->a, n->b}) + ")";
-    case ExprKind::Mod:
-      return "T.truncmod(" + args({n->a, n->b}) + ")";
-    case ExprKind::Div:
-      if (!n->dtype.is_float()) return "T.truncdiv(" + args({n->a, n->b}) + ")";
-      break;
-    default:
-      break;
-  }
+  OperatorSpelling sp = operator_spelling(n->kind, n->dtype);
+  if (sp.is_call) return std::string(sp.text) + "(" + args({n->a, n->b}) + ")";
   int p = infix_precedence(n->kind);
   // Comparisons chain in Python, so a comparison never takes one as operand.
   int left = p == kCompare ? kCompare + 1 : p;
-  return operand(n->a, left) + " " + infix_symbol(n->kind) + " " + operand(n->b, p + 1);
+  return operand(n->a, left) + " " + sp.text + " " + operand(n->b, p + 1);
 }
 
 TextPrinter::Printed TextPrinter::expr(const Expr& e) {
@@ -218,8 +174,7 @@ TextPrinter::Printed TextPrinter::expr(const Expr& e) {
   }
   auto* n = e.as<BinaryNode>();
   if (!n) return {"None", kAtom};
-  bool call_form = n->kind == ExprKind::Min || n->kind == ExprKind::Max ||
-                   n->kind == ExprKind::Mod || (n->kind == ExprKind::Div && !n->dtype.is_float());
+  bool call_form = operator_spelling(n->kind, n->dtype).is_call;
   return {binary(n), call_form ? kAtom : infix_precedence(n->kind)};
 }
 
