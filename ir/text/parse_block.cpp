@@ -254,10 +254,13 @@ BufferArgs Parser::parse_buffer_args(const Token& callee, bool allow_data, std::
         if (peek().kind != TokenKind::String) fail(peek(), "buffer_type= needs a string");
         advance();
       } else if (k == "data" && allow_data) {
-        Token v = expect_name("after data=");
-        args.data = lookup_var(v);
-        if (!args.data->dtype.is_handle())
-          fail(v, "data= needs a handle variable, '" + v.text + "' is " + args.data->dtype.str());
+        // A handle: an allocation's variable or another buffer's `B.data`.
+        Token v = peek();
+        Expr e = parse_expr();
+        if (!e.as<VarNode>() || !e.dtype().is_handle())
+          fail(v, "data= needs a handle variable (an allocation or BUFFER.data), got " +
+                      e.dtype().str());
+        args.data = std::static_pointer_cast<const VarNode>(e.ptr());
       } else {
         fail(key, "unknown argument '" + k + "' of " + fname);
       }
