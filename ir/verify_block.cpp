@@ -74,7 +74,10 @@ class VarFinder : public ExprVisitor {
 bool initialized_elsewhere(const std::string& name, const BufferNode* buffer,
                            const InitBlockWrites& init_blocks) {
   std::vector<std::string> candidates = {name + "_init"};
-  if (name.ends_with("_update")) candidates.push_back(name.substr(0, name.size() - 7) + "_init");
+  // blockize names the outer block of C (or of C_update) C_o (C_update_o).
+  const std::string base = name.ends_with("_o") ? name.substr(0, name.size() - 2) : name;
+  if (base != name) candidates.push_back(base + "_init");
+  if (base.ends_with("_update")) candidates.push_back(base.substr(0, base.size() - 7) + "_init");
   for (const std::string& c : candidates) {
     auto it = init_blocks.find(c);
     if (it != init_blocks.end() && it->second.count(buffer)) return true;
@@ -169,9 +172,14 @@ void check_reduction_init(const BlockNode& block, const InitBlockWrites& init_bl
   AccessWalker w(allocated, false);
   w.visit(block.body);
   BufferSet reported;
+  // A match_buffer view (a tensorized block's operand) stands for its source.
+  std::map<const BufferNode*, const BufferNode*> source_of;
+  for (const MatchBufferRegion& m : block.match_buffers) source_of[m.buffer.get()] = m.source.buffer.get();
   for (const BufferStoreNode* st : w.stores) {
     const BufferNode* b = st->buffer.get();
-    if (!w.loaded.count(b) || initialized_elsewhere(block.name, b, init_blocks)) continue;
+    if (!w.loaded.count(b)) continue;
+    if (auto it = source_of.find(b); it != source_of.end()) b = it->second;
+    if (initialized_elsewhere(block.name, b, init_blocks)) continue;
     if (!reported.insert(b).second) continue;
     sink.report(loc, "block " + block.name + " has reduce axes and updates " + b->name +
                          " in place but has no init");

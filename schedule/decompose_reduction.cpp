@@ -1,0 +1,130 @@
+// decompose_reduction: moves a reduction block's init into a block of its own.
+#include <algorithm>
+
+#include "ir/arith/analyzer.h"
+#include "ir/arith/region.h"
+#include "ir/substitute.h"
+#include "schedule/analysis.h"
+#include "schedule/schedule.h"
+#include "schedule/state.h"
+
+namespace tirc {
+
+namespace {
+
+constexpr const char* kPrimitive = "decompose_reduction";
+
+// The conjuncts of a predicate that use none of the dropped loops.
+Expr keep_conjuncts(const Expr& pred, const std::vector<const VarNode*>& dropped) {
+  if (auto* b = pred.as<BinaryNode>(); b && b->kind == ExprKind::And) {
+    Expr a = keep_conjuncts(b->a, dropped), c = keep_conjuncts(b->b, dropped);
+    if (is_const_int(a, 1)) return c;
+    if (is_const_int(c, 1)) return a;
+    return logical_and(a, c);
+  }
+  for (const VarNode* v : dropped)
+    if (uses_var(pred, v)) return make_bool(true);
+  return pred;
+}
+
+}  // namespace
+
+BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
+  const BlockEntry be = resolve(block, kPrimitive);
+  const LoopEntry le = resolve(loop, kPrimitive);
+  const std::string& func = be.func;
+  const PrimFunc f = mod_.at(func);
+  StmtPath bpath = *find_block(f->body, be.name);
+  auto* realize = bpath.node().as<BlockRealizeNode>();
+  const BlockNode& blk = *realize->block;
+
+  // ---- checks ----
+  if (!blk.init) throw ScheduleError(kPrimitive, "block " + blk.name + " has no init");
+  bool has_reduce = std::any_of(blk.iter_vars.begin(), blk.iter_vars.end(),
+                                [](const IterVar& iv) { return iv.kind == IterKind::Reduce; });
+  if (!has_reduce)
+    throw ScheduleError(kPrimitive, "block " + blk.name + " is not a reduction block");
+  std::vector<const ForNode*> loops = enclosing_loops(bpath);
+  auto pos = std::find_if(loops.begin(), loops.end(),
+                          [&](const ForNode* l) { return l->loop_var.get() == le.var.get(); });
+  if (le.func != func || pos == loops.end())
+    throw ScheduleError(kPrimitive,
+                        "loop " + le.var->name + " is not an ancestor of block " + blk.name);
+  const size_t first = static_cast<size_t>(pos - loops.begin());
+  for (size_t i = 0; i < blk.iter_vars.size(); ++i) {
+    if (blk.iter_vars[i].kind != IterKind::Reduce) continue;
+    for (size_t l = 0; l < first; ++l)
+      if (uses_var(realize->iter_values[i], loops[l]->loop_var.get()))
+        throw ScheduleError(kPrimitive, "loop " + loops[l]->loop_var->name +
+                                            " binds reduction variable " +
+                                            blk.iter_vars[i].var->name + " of block " + blk.name +
+                                            " but is outside loop " + le.var->name);
+  }
+
+  // ---- the init block: the spatial iteration variables, fresh ----
+  auto init = std::make_shared<BlockNode>();
+  init->name = unique_block_name(func, blk.name + "_init");
+  init->annotations = blk.annotations;
+  std::vector<Expr> init_values;
+  VarMap iter_map;
+  for (size_t i = 0; i < blk.iter_vars.size(); ++i) {
+    const IterVar& iv = blk.iter_vars[i];
+    if (iv.kind != IterKind::DataPar) continue;
+    Var nv = make_var(iv.var->name, iv.var->dtype);
+    iter_map[iv.var.get()] = nv;
+    init->iter_vars.push_back(IterVar{nv, iv.dom, iv.kind, iv.thread_tag});
+    init_values.push_back(realize->iter_values[i]);
+  }
+  init->body = substitute(blk.init, iter_map);
+  AccessRegions regions = infer_access_regions(*init);
+  init->reads = regions.reads;
+  init->writes = regions.writes;
+
+  // Copies of the loops at or below `loop` that the init's bindings use.
+  std::vector<const ForNode*> chosen;
+  std::vector<const VarNode*> dropped;
+  for (size_t l = first; l < loops.size(); ++l) {
+    bool used = std::any_of(init_values.begin(), init_values.end(),
+                            [&](const Expr& v) { return uses_var(v, loops[l]->loop_var.get()); });
+    if (used)
+      chosen.push_back(loops[l]);
+    else
+      dropped.push_back(loops[l]->loop_var.get());
+  }
+  Expr predicate = keep_conjuncts(realize->predicate, dropped);
+  VarMap loop_map;
+  std::vector<Var> new_loop_vars;
+  for (const ForNode* l : chosen) {
+    Var nv = make_var(l->loop_var->name + "_init", l->loop_var->dtype);
+    loop_map[l->loop_var.get()] = nv;
+    new_loop_vars.push_back(nv);
+  }
+  for (Expr& v : init_values) v = substitute(v, loop_map);
+  predicate = substitute(predicate, loop_map);
+  Stmt init_nest = make_block_realize(init_values, predicate, init);
+  for (size_t i = chosen.size(); i-- > 0;) {
+    const ForNode* l = chosen[i];
+    init_nest =
+        make_for(new_loop_vars[i], l->min, l->extent, l->for_kind, init_nest, l->thread_tag);
+  }
+
+  // ---- the update block: the original without init ----
+  auto update = std::make_shared<BlockNode>(blk);
+  update->init = Stmt();
+  update->name = unique_block_name(func, blk.name + "_update");
+  Stmt loop_stmt = *std::find_if(bpath.stmts.begin(), bpath.stmts.end(),
+                                 [&](const Stmt& s) { return s.get() == *pos; });
+  Stmt new_loop = replace_stmt(loop_stmt, realize, with_block(*realize, update));
+  Stmt body = replace_stmt(f->body, loop_stmt.get(), make_seq({init_nest, new_loop}));
+
+  update_func(func, with_body(f, body));
+  // The handles of the reduction block follow it under its new name.
+  for (auto& [id, entry] : blocks_)
+    if (entry.func == func && entry.name == blk.name) entry.name = update->name;
+  BlockRV out = new_block_rv(func, init->name);
+  record(Instruction{
+      kPrimitive, {}, {{"block", trace_rv(block)}, {"loop", trace_rv(loop)}}, {trace_rv(out)}});
+  return out;
+}
+
+}  // namespace tirc

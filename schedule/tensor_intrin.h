@@ -1,0 +1,42 @@
+// Tensor intrinsics: a computation pattern (desc) and its implementation
+// (impl), both PrimFuncs, that tensorize swaps in for a matching block.
+//
+// Format (how to add one):
+//  - desc and impl are TVMScript functions with the same buffer parameters in
+//    the same order (same dtypes and shapes). Parameter i of desc corresponds
+//    to parameter i of impl.
+//  - desc's body (inside the implicit root block) is the computation to
+//    recognize: loops and blocks over desc's buffers, indices relative to the
+//    buffers' origin. tensorize compares it with the body of the target block
+//    up to renaming of loop and iteration variables, desc buffer -> block
+//    buffer, and a constant-per-block offset of every index (the min of the
+//    block's region of that buffer; leading region dimensions of extent 1
+//    are dropped).
+//  - impl's body (no blocks; vector ops such as T.Ramp/T.Broadcast, or calls)
+//    replaces the block's body; impl's buffers are bound to the block's
+//    regions with T.match_buffer.
+// Hardware intrinsics (with calls for the code generators) are added next to
+// the portable ones below when those generators exist.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/function.h"
+
+namespace tirc {
+
+struct TensorIntrin {
+  std::string name;
+  PrimFunc desc;
+  PrimFunc impl;
+};
+
+// The registered intrinsic with this name, or nullptr. The registry is built
+// once, on first use, and never changes.
+const TensorIntrin* find_tensor_intrin(std::string_view name);
+// Names of all registered intrinsics, sorted.
+std::vector<std::string> tensor_intrin_names();
+
+}  // namespace tirc
