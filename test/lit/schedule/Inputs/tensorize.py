@@ -1,0 +1,5 @@
+b0 = sch.get_block(name="C", func_name="main")
+l1, l2, l3, l4 = sch.get_loops(block=b0)
+b5 = sch.decompose_reduction(block=b0, loop=l1)
+l6, l7, l8, l9 = sch.get_loops(block=b0)
+sch.tensorize(block_or_loop=l9, tensor_intrin="vec16_fma_f32", preserve_unit_iters=True)
