@@ -291,6 +291,9 @@ BlockRV Schedule::blockize(const std::vector<BlockRV>& blocks, bool preserve_uni
     while (k < common && k < p.stmts.size() && p.stmts[k].same_as(paths[0].stmts[k])) ++k;
     common = k;
   }
+  for (const StmtPath& p : paths)
+    if (common >= p.stmts.size() && listed.size() > 1)
+      throw ScheduleError(P, "blocks " + names + " are nested in one another");
   SiblingRange range;
   if (paths.size() == 1 || common == paths[0].stmts.size()) {
     if (listed.size() != 1)
