@@ -57,7 +57,9 @@ std::vector<Stmt> children_of(const Stmt& body) {
   return {body};
 }
 
-Expr one_like(const Expr& e) { return make_const(e.dtype(), 1); }
+Expr one_like(const Expr& e) {
+  return make_const(e.dtype(), 1);
+}
 
 // The loops strictly between `loop` (the path's front) and the block.
 std::vector<const ForNode*> loops_inside(const StmtPath& path) {
@@ -69,10 +71,13 @@ std::vector<const ForNode*> loops_inside(const StmtPath& path) {
 
 class ComputeAtPlanner {
  public:
-  ComputeAtPlanner(bool reverse, const PrimFunc& func, const std::string& block_name, const Var& loop_var,
-                   bool preserve_unit_loops, int index)
-      : reverse_(reverse), prim_(reverse ? "reverse_compute_at" : "compute_at"), func_(func),
-        preserve_(preserve_unit_loops), index_(index) {
+  ComputeAtPlanner(bool reverse, const PrimFunc& func, const std::string& block_name,
+                   const Var& loop_var, bool preserve_unit_loops, int index)
+      : reverse_(reverse),
+        prim_(reverse ? "reverse_compute_at" : "compute_at"),
+        func_(func),
+        preserve_(preserve_unit_loops),
+        index_(index) {
     const Stmt& body = func->body;
     bpath_ = *find_block(body, block_name);
     lpath_ = *find_loop(body, loop_var.get());
@@ -141,16 +146,17 @@ class ComputeAtPlanner {
       }
     }
     if (needed_seen < needed.size())
-      fail("block " + block_name_ + " has " + (reverse_ ? "producers" : "consumers") + " outside loop " +
-           loop_name_);
+      fail("block " + block_name_ + " has " + (reverse_ ? "producers" : "consumers") +
+           " outside loop " + loop_name_);
     if (last_producer >= first_consumer)
       fail("under loop " + loop_name_ + " a producer of block " + block_name_ +
            " comes after one of its consumers");
     if (index_ == -1) return first_consumer;
     if (index_ == -2) return last_producer + 1;
     if (index_ >= last_producer + 1 && index_ <= first_consumer) return index_;
-    fail("index " + std::to_string(index_) + " is not a valid insertion point under loop " + loop_name_ +
-         " (valid: " + std::to_string(last_producer + 1) + ".." + std::to_string(first_consumer) + ", -1, -2)");
+    fail("index " + std::to_string(index_) + " is not a valid insertion point under loop " +
+         loop_name_ + " (valid: " + std::to_string(last_producer + 1) + ".." +
+         std::to_string(first_consumer) + ", -1, -2)");
   }
 
   // Binds the loop, its ancestors in the scope and the scope block's
@@ -184,7 +190,8 @@ class ComputeAtPlanner {
         std::vector<SymInterval> dims;
         for (size_t d = 0; d < r.region.size(); ++d) {
           Expr lo_e = substitute(r.region[d].min, binding);
-          Expr hi_e = substitute(r.region[d].min + r.region[d].extent - one_like(r.region[d].extent), binding);
+          Expr hi_e = substitute(
+              r.region[d].min + r.region[d].extent - one_like(r.region[d].extent), binding);
           auto lo = arith::relax_interval(lo_e, dom, an);
           auto hi = arith::relax_interval(hi_e, dom, an);
           if (lo && hi) {
@@ -200,8 +207,8 @@ class ComputeAtPlanner {
     return out;
   }
 
-  static void unite(std::vector<BufferRange>& acc, const Buffer& b, const std::vector<SymInterval>& dims,
-                    const Analyzer& an) {
+  static void unite(std::vector<BufferRange>& acc, const Buffer& b,
+                    const std::vector<SymInterval>& dims, const Analyzer& an) {
     for (BufferRange& br : acc) {
       if (br.buffer != b) continue;
       for (size_t d = 0; d < dims.size(); ++d) {
@@ -215,7 +222,8 @@ class ComputeAtPlanner {
 
   // A producer whose reduce variables are bound to the loop (or loops above
   // it) has not finished its reduction at the end of one iteration.
-  void check_reduction_finishes(const BlockRealizeNode* producer, const arith::RelaxDomain& inside) const {
+  void check_reduction_finishes(const BlockRealizeNode* producer,
+                                const arith::RelaxDomain& inside) const {
     const BlockNode& b = *producer->block;
     for (size_t k = 0; k < b.iter_vars.size(); ++k) {
       if (b.iter_vars[k].kind != IterKind::Reduce) continue;
@@ -225,8 +233,8 @@ class ComputeAtPlanner {
       if (!r || !probe.can_prove_equal(r->lo, b.iter_vars[k].dom.min) ||
           !probe.can_prove_equal(r->hi, b.iter_vars[k].dom.min + b.iter_vars[k].dom.extent -
                                             one_like(b.iter_vars[k].dom.extent)))
-        fail("loop " + loop_name_ + " carries the reduction of producer " + b.name + ": block " + block_name_ +
-             " would read partial results");
+        fail("loop " + loop_name_ + " carries the reduction of producer " + b.name + ": block " +
+             block_name_ + " would read partial results");
     }
   }
 
@@ -245,8 +253,8 @@ class ComputeAtPlanner {
       if (!req) continue;
       for (size_t d = 0; d < r.region.size(); ++d) {
         if (!is_const_int(an.simplify(r.region[d].extent), 1))
-          fail("block " + block_name_ + " accesses " + r.buffer->name + " with a region wider than one point in dimension " +
-               std::to_string(d));
+          fail("block " + block_name_ + " accesses " + r.buffer->name +
+               " with a region wider than one point in dimension " + std::to_string(d));
         const Expr& m = r.region[d].min;
         std::vector<size_t> used;
         for (size_t k = 0; k < b.iter_vars.size(); ++k)
@@ -257,7 +265,8 @@ class ComputeAtPlanner {
         bool plain = used.size() == 1;
         for (const IterVar& iv : b.iter_vars) plain = plain && !uses_var(offset, iv.var.get());
         if (!plain)
-          fail("block " + block_name_ + " accesses " + r.buffer->name + " in dimension " + std::to_string(d) +
+          fail("block " + block_name_ + " accesses " + r.buffer->name + " in dimension " +
+               std::to_string(d) +
                " at an index that is not one iteration variable plus an offset");
         SymInterval s{an.simplify(req->dims[d].lo - offset), an.simplify(req->dims[d].hi - offset)};
         if (doms[k]) {
@@ -291,10 +300,11 @@ class ComputeAtPlanner {
       bool full = !doms[k] || iv.kind == IterKind::Reduce;
       if (doms[k] && iv.kind == IterKind::Reduce &&
           !(an.can_prove(doms[k]->lo <= dom_lo) && an.can_prove(doms[k]->hi >= dom_hi)))
-        fail("block " + block_name_ + " would cover only part of the domain of its reduce variable " +
-             iv.var->name);
+        fail("block " + block_name_ +
+             " would cover only part of the domain of its reduce variable " + iv.var->name);
       Expr lo = full ? dom_lo : doms[k]->lo;
-      Expr extent = full ? iv.dom.extent : an.simplify(doms[k]->hi - doms[k]->lo + one_like(doms[k]->lo));
+      Expr extent =
+          full ? iv.dom.extent : an.simplify(doms[k]->hi - doms[k]->lo + one_like(doms[k]->lo));
       Expr value = lo;
       if (preserve_ || !is_const_int(extent, 1)) {
         Var ax = make_var("ax" + std::to_string(loop_vars.size()), iv.var->dtype);
@@ -312,7 +322,8 @@ class ComputeAtPlanner {
     }
     Stmt s = make_block_realize(values, predicate ? predicate : make_bool(true), realize_->block);
     for (size_t i = loop_vars.size(); i-- > 0;)
-      s = make_for(loop_vars[i], make_const(loop_vars[i]->dtype, 0), extents[i], ForKind::Serial, s);
+      s = make_for(loop_vars[i], make_const(loop_vars[i]->dtype, 0), extents[i], ForKind::Serial,
+                   s);
     return s;
   }
 
@@ -333,13 +344,14 @@ class ComputeAtPlanner {
 
 namespace {
 
-void compute_location(Schedule& sch, bool reverse, BlockRV block, LoopRV loop, bool preserve_unit_loops,
-                      int index) {
+void compute_location(Schedule& sch, bool reverse, BlockRV block, LoopRV loop,
+                      bool preserve_unit_loops, int index) {
   std::string prim = reverse ? "reverse_compute_at" : "compute_at";
   Schedule::BlockEntry b = sch.resolve(block, prim);
   Schedule::LoopEntry l = sch.resolve(loop, prim);
   if (b.func != l.func)
-    throw ScheduleError(prim, "block " + b.name + " and loop " + l.var->name + " are in different functions");
+    throw ScheduleError(
+        prim, "block " + b.name + " and loop " + l.var->name + " are in different functions");
   const PrimFunc& f = sch.func(b.func);
   ComputeAtPlanner planner(reverse, f, b.name, l.var, preserve_unit_loops, index);
   Stmt body = planner.run();

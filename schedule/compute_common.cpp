@@ -90,6 +90,8 @@ Stmt remove_alloc(const Stmt& s, const Buffer& b) {
   return r.mutate(s);
 }
 
-bool is_trivial_predicate(const Expr& p) { return !p || is_const_int(p, 1); }
+bool is_trivial_predicate(const Expr& p) {
+  return !p || is_const_int(p, 1);
+}
 
 }  // namespace tirc

@@ -131,7 +131,8 @@ int iter_var_index(const BlockNode& b, const Expr& e) {
 
 // Indices that are distinct iteration variables: their positions in
 // b.iter_vars; empty when they are not.
-std::optional<std::vector<int>> distinct_iter_vars(const BlockNode& b, const std::vector<Expr>& indices) {
+std::optional<std::vector<int>> distinct_iter_vars(const BlockNode& b,
+                                                   const std::vector<Expr>& indices) {
   std::vector<int> out;
   for (const Expr& e : indices) {
     int k = iter_var_index(b, e);
@@ -147,8 +148,10 @@ const BufferStoreNode* check_simple_block(const std::string& prim, const Stmt& s
   const BlockNode& b = *realize->block;
   if (b.init) throw ScheduleError(prim, "block " + b.name + " has an init (it is a reduction)");
   auto* store = b.body.as<BufferStoreNode>();
-  if (!store) throw ScheduleError(prim, "the body of block " + b.name + " is not a single BufferStore");
-  if (!is_complete_block(scope, realize)) throw ScheduleError(prim, "block " + b.name + " is not a complete block");
+  if (!store)
+    throw ScheduleError(prim, "the body of block " + b.name + " is not a single BufferStore");
+  if (!is_complete_block(scope, realize))
+    throw ScheduleError(prim, "block " + b.name + " is not a complete block");
   if (!is_trivial_predicate(realize->predicate))
     throw ScheduleError(prim, "block " + b.name + " has a predicate (T.where)");
   return store;
@@ -176,7 +179,8 @@ void Schedule::compute_inline(BlockRV block) {
   const BufferStoreNode* store = check_simple_block(prim, scope, realize);
   const Buffer& out = store->buffer;
   if (is_param_buffer(f, out))
-    throw ScheduleError(prim, "block " + b.name + " is an output block: it writes function parameter " + out->name);
+    throw ScheduleError(
+        prim, "block " + b.name + " is an output block: it writes function parameter " + out->name);
   auto index_vars = distinct_iter_vars(b, store->indices);
   if (!index_vars)
     throw ScheduleError(prim, "block " + b.name + " stores into " + out->name +
@@ -184,9 +188,10 @@ void Schedule::compute_inline(BlockRV block) {
   std::vector<const VarNode*> vars;
   for (int k : *index_vars) vars.push_back(b.iter_vars[k].var.get());
   for (const IterVar& iv : b.iter_vars)
-    if (std::find(vars.begin(), vars.end(), iv.var.get()) == vars.end() && uses_var(store->value, iv.var.get()))
-      throw ScheduleError(prim, "the value of block " + b.name + " depends on iteration variable " + iv.var->name +
-                                    ", which does not index " + out->name);
+    if (std::find(vars.begin(), vars.end(), iv.var.get()) == vars.end() &&
+        uses_var(store->value, iv.var.get()))
+      throw ScheduleError(prim, "the value of block " + b.name + " depends on iteration variable " +
+                                    iv.var->name + ", which does not index " + out->name);
 
   Stmt body = replace_stmt(f->body, removal_root(path, prim), Stmt());
   LoadInliner inliner(out, vars, store->value);
@@ -215,21 +220,25 @@ void Schedule::reverse_compute_inline(BlockRV block) {
   bool reduce = static_cast<bool>(p.init);
   for (const IterVar& iv : p.iter_vars) reduce |= iv.kind == IterKind::Reduce;
   if (reduce)
-    throw ScheduleError(prim, "producer " + p.name + " of block " + c.name + " is a reduction block");
+    throw ScheduleError(prim,
+                        "producer " + p.name + " of block " + c.name + " is a reduction block");
   auto* pstore = p.body.as<BufferStoreNode>();
-  if (!pstore) throw ScheduleError(prim, "the body of producer " + p.name + " is not a single BufferStore");
+  if (!pstore)
+    throw ScheduleError(prim, "the body of producer " + p.name + " is not a single BufferStore");
   if (!is_complete_block(scope, prod_realize))
-    throw ScheduleError(prim, "producer " + p.name + " of block " + c.name + " is not a complete block");
+    throw ScheduleError(prim,
+                        "producer " + p.name + " of block " + c.name + " is not a complete block");
   if (!is_trivial_predicate(prod_realize->predicate))
-    throw ScheduleError(prim, "producer " + p.name + " of block " + c.name + " has a predicate (T.where)");
+    throw ScheduleError(
+        prim, "producer " + p.name + " of block " + c.name + " has a predicate (T.where)");
   const Buffer& mid = pstore->buffer;
   if (is_param_buffer(f, mid))
     throw ScheduleError(prim, "buffer " + mid->name + " between " + p.name + " and " + c.name +
                                   " is a function parameter and must stay");
   auto others = consumers_of(scope, prod_realize);
   if (others.size() != 1)
-    throw ScheduleError(prim, "buffer " + mid->name + " written by " + p.name + " is read by blocks other than " +
-                                  c.name);
+    throw ScheduleError(prim, "buffer " + mid->name + " written by " + p.name +
+                                  " is read by blocks other than " + c.name);
 
   LoadFinder finder(mid);
   finder.visit(store->value);
@@ -245,13 +254,14 @@ void Schedule::reverse_compute_inline(BlockRV block) {
     throw ScheduleError(prim, "block " + c.name + " reads " + mid->name +
                                   " at indices that are not the same distinct iteration variables");
   for (size_t k = 0; k < c.iter_vars.size(); ++k) {
-    bool indexes = std::find(load_vars->begin(), load_vars->end(), static_cast<int>(k)) != load_vars->end();
+    bool indexes =
+        std::find(load_vars->begin(), load_vars->end(), static_cast<int>(k)) != load_vars->end();
     const VarNode* v = c.iter_vars[k].var.get();
     bool used = uses_var(store->value, v);
     for (const Expr& i : store->indices) used = used || uses_var(i, v);
     if (used && !indexes)
-      throw ScheduleError(prim, "iteration variable " + c.iter_vars[k].var->name + " of block " + c.name +
-                                    " does not index its load of " + mid->name);
+      throw ScheduleError(prim, "iteration variable " + c.iter_vars[k].var->name + " of block " +
+                                    c.name + " does not index its load of " + mid->name);
   }
 
   // The consumer's variables as functions of the producer's; each must stay
@@ -262,9 +272,11 @@ void Schedule::reverse_compute_inline(BlockRV block) {
   for (size_t d = 0; d < load_vars->size(); ++d) {
     const IterVar& iv = c.iter_vars[(*load_vars)[d]];
     const Expr& pi = pstore->indices[d];
-    if (!an.can_prove(pi >= iv.dom.min) || !an.can_prove(pi < an.simplify(iv.dom.min + iv.dom.extent)))
-      throw ScheduleError(prim, "block " + c.name + " does not cover the region of " + mid->name + " that " +
-                                    p.name + " writes (dimension " + std::to_string(d) + ")");
+    if (!an.can_prove(pi >= iv.dom.min) ||
+        !an.can_prove(pi < an.simplify(iv.dom.min + iv.dom.extent)))
+      throw ScheduleError(prim, "block " + c.name + " does not cover the region of " + mid->name +
+                                    " that " + p.name + " writes (dimension " + std::to_string(d) +
+                                    ")");
     map[iv.var.get()] = pi;
   }
   Expr value = substitute(LoadReplacer(mid, pstore->value).mutate(store->value), map);
@@ -275,7 +287,8 @@ void Schedule::reverse_compute_inline(BlockRV block) {
   Stmt body = replace_stmt(f->body, removal_root(path, prim), Stmt());
   body = with_new_block_body(body, prod_realize, make_store(store->buffer, value, indices));
   if (buffer_used(body, mid))
-    throw ScheduleError(prim, "buffer " + mid->name + " is still used outside blocks " + p.name + " and " + c.name);
+    throw ScheduleError(
+        prim, "buffer " + mid->name + " is still used outside blocks " + p.name + " and " + c.name);
   body = remove_alloc(body, mid);
   update_func(entry.func, with_body(f, body));
   record(Instruction{"reverse_compute_inline", {}, {{"block", trace_rv(block)}}, {}});
