@@ -134,6 +134,27 @@ def main(A: T.Buffer((16, 16), "float32"), D: T.Buffer((16, 16), "float32")):
             D[vi, vj] = T.max(B[vi, 15 - vj], T.float32(0))
 )";
 
+// B is written twice: the second writer reads what it writes without an
+// init, so it is neither complete nor a reduction.
+const char* kTwoWriters = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((16,), "float32")
+    for i in range(16):
+        with T.block("B1"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = A[vi]
+    for i in range(16):
+        with T.block("B2"):
+            vi = T.axis.remap("S", [i])
+            B[vi] = B[vi] + T.float32(1)
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.remap("S", [i])
+            C[vi] = B[vi] * T.float32(2)
+)";
+
 // The producer stores at a reversed index; the consumer reads B twice.
 const char* kReversedStore = R"(# from tvm.script import tir as T
 
@@ -524,11 +545,19 @@ TEST_CASE("compute_at: refusals", "[schedule][compute]") {
         [](Schedule& s) { s.compute_at(s.get_block("B"), s.get_loops(s.get_block("B"))[1]); },
         {"compute_at: loop j0 is an ancestor of block B"});
   }
-  SECTION("predicated block") {
+  SECTION("neither complete nor a reduction") {
     expect_refusal(
-        kSplitConsumer, kNothing,
-        [](Schedule& s) { s.compute_at(s.get_block("C"), s.get_loops(s.get_block("B"))[0]); },
-        {"compute_at: block C"});
+        kTwoWriters, kNothing,
+        [](Schedule& s) { s.compute_at(s.get_block("B2"), s.get_loops(s.get_block("C"))[0]); },
+        {"compute_at: block B2 is neither a complete block nor a reduction block"});
+  }
+  SECTION("predicated block") {
+    // Its T.where refers to the loops it would leave.
+    expect_refusal(kSplitConsumer, kNothing,
+                   [](Schedule& s) {
+                     s.reverse_compute_at(s.get_block("C"), s.get_loops(s.get_block("B"))[0]);
+                   },
+                   {"reverse_compute_at: block C has a predicate"});
   }
 }
 
@@ -867,6 +896,10 @@ TEST_CASE("compute_inline: refusals", "[schedule][compute]") {
     expect_refusal(example("softmax.tir"), kNothing,
                    [](Schedule& s) { s.compute_inline(s.get_block("T_max")); },
                    {"compute_inline: block T_max has an init"});
+  }
+  SECTION("not a complete block") {
+    expect_refusal(kTwoWriters, kNothing, [](Schedule& s) { s.compute_inline(s.get_block("B2")); },
+                   {"compute_inline: block B2 is not a complete block"});
   }
   SECTION("store indices are not iteration variables") {
     expect_refusal(kReversedStore, kNothing,
