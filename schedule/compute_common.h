@@ -1,0 +1,37 @@
+// Helpers shared by compute_at, reverse_compute_at, compute_inline and
+// reverse_compute_inline: finding a block's scope, planning the removal of a
+// block from where it sits, and small facts about buffers.
+#pragma once
+
+#include <string>
+
+#include "ir/function.h"
+#include "schedule/state.h"
+
+namespace tirc {
+
+// The statement whose child blocks form the scope of the node at `path`: the
+// nearest enclosing Block, else the function body.
+Stmt scope_of(const StmtPath& path);
+
+// The statement to delete so that the block at `path` disappears together with
+// the loops that hold nothing else: the highest For whose only content is the
+// block (or the block realize itself). It must sit in a SeqStmt; otherwise the
+// block is alone in its scope and throws ScheduleError(primitive, ...).
+const StmtNode* removal_root(const StmtPath& path, const std::string& primitive);
+
+// True when `b` is one of the function's parameters (an input or output the
+// schedule must keep).
+bool is_param_buffer(const PrimFunc& f, const Buffer& b);
+
+// True when `b` is referenced anywhere in s (loads, stores, regions, buffers
+// allocated or matched) other than in an alloc_buffers list.
+bool buffer_used(const Stmt& s, const Buffer& b);
+
+// s with `b` dropped from the alloc_buffers of the block that allocates it.
+Stmt remove_alloc(const Stmt& s, const Buffer& b);
+
+// True when the predicate is absent or the constant true.
+bool is_trivial_predicate(const Expr& p);
+
+}  // namespace tirc
