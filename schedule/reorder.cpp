@@ -43,9 +43,12 @@ void Schedule::reorder(const std::vector<LoopRV>& ordered_loops) {
   int top_index = static_cast<int>(bpath.stmts.size()) - 1;
   for (size_t k = 0; k < paths.size(); ++k) {
     int at = index_in(bpath, paths[k].node().get());
-    if (at < 0)
-      throw ScheduleError(P, "loops " + entries[k].var->name + " and " + entries[bottom].var->name +
-                                 " are not in one chain");
+    if (at < 0) {
+      // Named in the order they were given.
+      const std::string& first = entries[std::min(k, bottom)].var->name;
+      const std::string& second = entries[std::max(k, bottom)].var->name;
+      throw ScheduleError(P, "loops " + first + " and " + second + " are not in one chain");
+    }
     top_index = std::min(top_index, at);
   }
   const std::string& top_name = bpath.stmts[top_index].as<ForNode>()->loop_var->name;
