@@ -44,14 +44,16 @@ int count_writers(const Stmt& scope, const Buffer& b) {
 
 }  // namespace
 
-std::vector<const BlockRealizeNode*> producers_of(const Stmt& scope, const BlockRealizeNode* block) {
+std::vector<const BlockRealizeNode*> producers_of(const Stmt& scope,
+                                                  const BlockRealizeNode* block) {
   std::vector<const BlockRealizeNode*> out;
   for (const BlockRealizeNode* r : child_blocks(scope))
     if (r != block && shares_buffer(r->block->writes, block->block->reads)) out.push_back(r);
   return out;
 }
 
-std::vector<const BlockRealizeNode*> consumers_of(const Stmt& scope, const BlockRealizeNode* block) {
+std::vector<const BlockRealizeNode*> consumers_of(const Stmt& scope,
+                                                  const BlockRealizeNode* block) {
   std::vector<const BlockRealizeNode*> out;
   for (const BlockRealizeNode* r : child_blocks(scope))
     if (r != block && shares_buffer(block->block->writes, r->block->reads)) out.push_back(r);
@@ -73,15 +75,18 @@ bool is_reduction_block(const Stmt& scope, const BlockRealizeNode* block) {
   const BlockNode& b = *block->block;
   bool has_reduce = false;
   for (const IterVar& iv : b.iter_vars) {
-    if (iv.kind == IterKind::Reduce) has_reduce = true;
-    else if (iv.kind != IterKind::DataPar) return false;
+    if (iv.kind == IterKind::Reduce)
+      has_reduce = true;
+    else if (iv.kind != IterKind::DataPar)
+      return false;
   }
   if (!has_reduce || !b.init) return false;
   for (const BufferRegion& w : b.writes) {
     if (count_writers(scope, w.buffer) != 1) return false;
     for (const Range& r : w.region)
       for (const IterVar& iv : b.iter_vars)
-        if (iv.kind == IterKind::Reduce && (uses_var(r.min, iv.var.get()) || uses_var(r.extent, iv.var.get())))
+        if (iv.kind == IterKind::Reduce &&
+            (uses_var(r.min, iv.var.get()) || uses_var(r.extent, iv.var.get())))
           return false;
   }
   return true;
@@ -103,8 +108,8 @@ bool uses_any(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
 }
 
 // Walks e under the grammar of the affine rule; false when e falls outside it.
-bool collect_affine(const Expr& e, const std::unordered_set<const VarNode*>& loop_vars, bool in_split,
-                    AffineUses& uses) {
+bool collect_affine(const Expr& e, const std::unordered_set<const VarNode*>& loop_vars,
+                    bool in_split, AffineUses& uses) {
   if (auto* var = e.as<VarNode>()) {
     if (loop_vars.count(var)) (in_split ? uses.split : uses.plain).insert(var);
     return true;  // other variables (outer block iterators, parameters) are constants here
@@ -114,7 +119,8 @@ bool collect_affine(const Expr& e, const std::unordered_set<const VarNode*>& loo
   switch (bin->kind) {
     case ExprKind::Add:
     case ExprKind::Sub:
-      return collect_affine(bin->a, loop_vars, in_split, uses) && collect_affine(bin->b, loop_vars, in_split, uses);
+      return collect_affine(bin->a, loop_vars, in_split, uses) &&
+             collect_affine(bin->b, loop_vars, in_split, uses);
     case ExprKind::Mul:
       // A coefficient must be free of loop variables: i * j is not affine.
       if (!uses_any(bin->a, loop_vars)) return collect_affine(bin->b, loop_vars, in_split, uses);
@@ -156,7 +162,8 @@ bool is_affine_binding(const BlockRealizeNode* block, const std::vector<const Fo
   return true;
 }
 
-std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var, const std::vector<const BlockRealizeNode*>& blocks) {
+std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
+                                             const std::vector<const BlockRealizeNode*>& blocks) {
   std::vector<BoundIterVar> out;
   for (const BlockRealizeNode* r : blocks)
     for (size_t i = 0; i < r->iter_values.size() && i < r->block->iter_vars.size(); ++i)

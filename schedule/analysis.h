@@ -41,7 +41,8 @@ struct BoundIterVar {
   const IterVar* iter_var;
 };
 // The iteration variables of `blocks` that `loop_var` feeds, in block order.
-std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var, const std::vector<const BlockRealizeNode*>& blocks);
+std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
+                                             const std::vector<const BlockRealizeNode*>& blocks);
 
 // True when expression e uses variable v.
 bool uses_var(const Expr& e, const VarNode* v);

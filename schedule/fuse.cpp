@@ -20,21 +20,25 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loop_rvs, bool preserve_unit_it
   std::unordered_set<const VarNode*> seen;
   for (const LoopEntry& e : entries) {
     if (e.func != func)
-      throw ScheduleError(P, "loops " + entries[0].var->name + " and " + e.var->name + " are in different functions");
-    if (!seen.insert(e.var.get()).second) throw ScheduleError(P, "loop " + e.var->name + " is given twice");
+      throw ScheduleError(P, "loops " + entries[0].var->name + " and " + e.var->name +
+                                 " are in different functions");
+    if (!seen.insert(e.var.get()).second)
+      throw ScheduleError(P, "loop " + e.var->name + " is given twice");
     paths.push_back(*find_loop(f->body, e.var.get()));
     loops.push_back(paths.back().node().as<ForNode>());
   }
   for (size_t k = 1; k < loops.size(); ++k)
     if (loops[k - 1]->body.get() != loops[k])
-      throw ScheduleError(P, "loops " + loops[k - 1]->loop_var->name + " and " + loops[k]->loop_var->name +
-                                 " are not adjacent: " + loops[k]->loop_var->name +
-                                 " must be the only statement in the body of " + loops[k - 1]->loop_var->name);
+      throw ScheduleError(
+          P, "loops " + loops[k - 1]->loop_var->name + " and " + loops[k]->loop_var->name +
+                 " are not adjacent: " + loops[k]->loop_var->name +
+                 " must be the only statement in the body of " + loops[k - 1]->loop_var->name);
   std::vector<int64_t> extents;
   for (const ForNode* l : loops) {
     const std::string& n = l->loop_var->name;
     std::optional<int64_t> ext = as_const_int(l->extent);
-    if (!ext) throw ScheduleError(P, "loop " + n + " has non-constant extent " + print_expr(l->extent));
+    if (!ext)
+      throw ScheduleError(P, "loop " + n + " has non-constant extent " + print_expr(l->extent));
     if (!is_const_int(l->min, 0)) throw ScheduleError(P, "loop " + n + " does not start at 0");
     extents.push_back(*ext);
   }

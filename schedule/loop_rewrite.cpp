@@ -116,10 +116,14 @@ std::vector<std::string> non_affine_blocks_using(const Stmt& func_body, const St
 
 const char* iter_kind_name(IterKind kind) {
   switch (kind) {
-    case IterKind::DataPar: return "data-parallel";
-    case IterKind::Reduce: return "reduce";
-    case IterKind::Opaque: return "opaque";
-    case IterKind::ThreadIndex: return "thread";
+    case IterKind::DataPar:
+      return "data-parallel";
+    case IterKind::Reduce:
+      return "reduce";
+    case IterKind::Opaque:
+      return "opaque";
+    case IterKind::ThreadIndex:
+      return "thread";
   }
   return "unknown";
 }

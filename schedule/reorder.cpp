@@ -31,8 +31,10 @@ void Schedule::reorder(const std::vector<LoopRV>& ordered_loops) {
   std::unordered_set<const VarNode*> given;
   for (const LoopEntry& e : entries) {
     if (e.func != func)
-      throw ScheduleError(P, "loops " + entries[0].var->name + " and " + e.var->name + " are not in one chain");
-    if (!given.insert(e.var.get()).second) throw ScheduleError(P, "loop " + e.var->name + " is given twice");
+      throw ScheduleError(
+          P, "loops " + entries[0].var->name + " and " + e.var->name + " are not in one chain");
+    if (!given.insert(e.var.get()).second)
+      throw ScheduleError(P, "loop " + e.var->name + " is given twice");
     paths.push_back(*find_loop(f->body, e.var.get()));
   }
   // The deepest loop's path must pass through every other given loop.
@@ -64,9 +66,11 @@ void Schedule::reorder(const std::vector<LoopRV>& ordered_loops) {
     if (!loop) {
       const std::string& above = chain.back()->loop_var->name;
       if (s.as<SeqStmtNode>())
-        throw ScheduleError(P, "loop " + above + " has more than one child statement; the loops from " + top_name +
-                                   " to " + bottom_name + " must be perfectly nested");
-      throw ScheduleError(P, "loop " + above + " does not directly contain the next loop; the loops from " +
+        throw ScheduleError(P, "loop " + above +
+                                   " has more than one child statement; the loops from " +
+                                   top_name + " to " + bottom_name + " must be perfectly nested");
+      throw ScheduleError(P, "loop " + above +
+                                 " does not directly contain the next loop; the loops from " +
                                  top_name + " to " + bottom_name + " must be perfectly nested");
     }
     chain.push_back(loop);
@@ -83,7 +87,8 @@ void Schedule::reorder(const std::vector<LoopRV>& ordered_loops) {
     for (size_t j = i; j < reordered.size(); ++j) {
       const VarNode* v = reordered[j]->loop_var.get();
       if (uses_var(reordered[i]->min, v) || uses_var(reordered[i]->extent, v))
-        throw ScheduleError(P, "the range of loop " + reordered[i]->loop_var->name + " depends on loop " + v->name);
+        throw ScheduleError(
+            P, "the range of loop " + reordered[i]->loop_var->name + " depends on loop " + v->name);
     }
 
   // Blocks under the chain: affine bindings, and no given loop feeding an
@@ -92,21 +97,22 @@ void Schedule::reorder(const std::vector<LoopRV>& ordered_loops) {
   for (const BlockRealizeNode* r : blocks) {
     std::optional<StmtPath> bp = find_block(f->body, r->block->name);
     if (!is_affine_binding(r, enclosing_loops(*bp)))
-      throw ScheduleError(P, "block " + r->block->name + " under loop " + top_name + " has a non-affine binding");
+      throw ScheduleError(
+          P, "block " + r->block->name + " under loop " + top_name + " has a non-affine binding");
   }
   for (const ForNode* l : chain) {
     if (!given.count(l->loop_var.get())) continue;
     for (const BoundIterVar& b : iter_vars_bound_by(l->loop_var.get(), blocks))
       if (b.iter_var->kind != IterKind::DataPar && b.iter_var->kind != IterKind::Reduce)
-        throw ScheduleError(P, "loop " + l->loop_var->name + " binds opaque variable " + b.iter_var->var->name +
-                                   " of block " + b.block->block->name);
+        throw ScheduleError(P, "loop " + l->loop_var->name + " binds opaque variable " +
+                                   b.iter_var->var->name + " of block " + b.block->block->name);
   }
 
   Stmt rebuilt = wrap_loops(reordered, chain.back()->body);
   update_func(func, with_body(f, replace_stmt(f->body, chain.front(), rebuilt)));
 
   Instruction inst{P, {}, {}, {}, false};
-  for (LoopRV l : ordered_loops) inst.positional.push_back(trace_rv(l));
+  for (LoopRV l : ordered_loops) inst.positional.emplace_back(trace_rv(l));
   record(std::move(inst));
 }
 
@@ -118,7 +124,8 @@ LoopRV Schedule::add_unit_loop(BlockOrLoop target) {
     const BlockEntry e = resolve(*b, P);
     func = e.func;
     path = *find_block(mod_.at(func)->body, e.name);
-    if (path.stmts.size() == 1) throw ScheduleError(P, "block " + e.name + " is the root block of function " + func);
+    if (path.stmts.size() == 1)
+      throw ScheduleError(P, "block " + e.name + " is the root block of function " + func);
   } else {
     const LoopEntry e = resolve(std::get<LoopRV>(target), P);
     func = e.func;
@@ -133,7 +140,11 @@ LoopRV Schedule::add_unit_loop(BlockOrLoop target) {
   update_func(func, with_body(f, replace_stmt(f->body, node.get(), wrapped)));
 
   LoopRV out = new_loop_rv(func, u);
-  record(Instruction{P, {}, {{"block_or_loop", trace_value(target)}}, {trace_rv(out)}, false});
+  Instruction inst;
+  inst.kind = P;
+  inst.keywords.emplace_back("block_or_loop", trace_value(target));
+  inst.outputs.push_back(trace_rv(out));
+  record(std::move(inst));
   return out;
 }
 

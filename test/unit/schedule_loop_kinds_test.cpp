@@ -165,10 +165,17 @@ def main(A: T.Buffer((32, 32), "float32"), D: T.Buffer((32, 32), "float32")):
 TEST_CASE("loop kind refusals leave the schedule unchanged", "[schedule][loops]") {
   Schedule sch(example("matmul.tir"));
   std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
-  expect_refused(sch, [&] { sch.parallel(loops[2]); }, "parallel: loop k binds reduce variable vk of block C");
-  expect_refused(sch, [&] { sch.vectorize(loops[2]); }, "vectorize: loop k binds reduce variable vk of block C");
-  expect_refused(sch, [&] { sch.bind(loops[2], "threadIdx.x"); }, "bind: loop k binds reduce variable vk of block C");
-  expect_refused(sch, [&] { sch.bind(loops[0], "warp.x"); }, "bind: unknown thread axis \"warp.x\" for loop i");
+  expect_refused(
+      sch, [&] { sch.parallel(loops[2]); }, "parallel: loop k binds reduce variable vk of block C");
+  expect_refused(
+      sch, [&] { sch.vectorize(loops[2]); },
+      "vectorize: loop k binds reduce variable vk of block C");
+  expect_refused(
+      sch, [&] { sch.bind(loops[2], "threadIdx.x"); },
+      "bind: loop k binds reduce variable vk of block C");
+  expect_refused(
+      sch, [&] { sch.bind(loops[0], "warp.x"); },
+      "bind: unknown thread axis \"warp.x\" for loop i");
 
   const char* src = R"(# from tvm.script import tir as T
 
@@ -185,8 +192,10 @@ def main(A: T.Buffer((16, 8), "float32")):
 )";
   Schedule odd(parse_module(src));
   std::vector<LoopRV> ol = odd.get_loops(odd.get_block("P"));
-  expect_refused(odd, [&] { odd.parallel(ol[0]); }, "parallel: block P under loop i has a non-affine binding");
-  expect_refused(odd, [&] { odd.vectorize(ol[1]); }, "vectorize: loop j has non-constant extent i + 1");
+  expect_refused(
+      odd, [&] { odd.parallel(ol[0]); }, "parallel: block P under loop i has a non-affine binding");
+  expect_refused(
+      odd, [&] { odd.vectorize(ol[1]); }, "vectorize: loop j has non-constant extent i + 1");
   odd.unroll(ol[1]);  // always legal
   CHECK(odd.trace().instructions().back().kind == "unroll");
 }
@@ -302,9 +311,17 @@ TEST_CASE("annotate refusals leave the schedule unchanged", "[schedule][loops]")
   Schedule sch(example("matmul.tir"));
   BlockRV c = sch.get_block("C");
   std::vector<LoopRV> loops = sch.get_loops(c);
-  expect_refused(sch, [&] { sch.unannotate(c, "missing"); }, "unannotate: block C has no annotation \"missing\"");
-  expect_refused(sch, [&] { sch.unannotate(loops[0], "missing"); }, "unannotate: loop i has no annotation \"missing\"");
-  expect_refused(sch, [&] { sch.annotate(loops[0], "k", make_var("x")); },
-                 "annotate: the value for key \"k\" on loop i must be an int, float, bool or string immediate");
-  expect_refused(sch, [&] { sch.annotate(BlockRV{77}, "k", make_int(1)); }, "annotate: unknown block handle b77");
+  expect_refused(
+      sch, [&] { sch.unannotate(c, "missing"); },
+      "unannotate: block C has no annotation \"missing\"");
+  expect_refused(
+      sch, [&] { sch.unannotate(loops[0], "missing"); },
+      "unannotate: loop i has no annotation \"missing\"");
+  expect_refused(
+      sch, [&] { sch.annotate(loops[0], "k", make_var("x")); },
+      "annotate: the value for key \"k\" on loop i must be an int, float, bool or string "
+      "immediate");
+  expect_refused(
+      sch, [&] { sch.annotate(BlockRV{77}, "k", make_int(1)); },
+      "annotate: unknown block handle b77");
 }

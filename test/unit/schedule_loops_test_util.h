@@ -24,7 +24,8 @@ inline IRModule example(const std::string& name) {
 
 // The function printed, compared with `expected`; on a mismatch the actual
 // text is also written to /tmp/tirc_loops_<name>.txt to ease updating.
-inline void expect_print(const Schedule& sch, const std::string& name, const std::string& expected) {
+inline void expect_print(const Schedule& sch, const std::string& name,
+                         const std::string& expected) {
   std::string actual = print_func(sch.mod().at("main"));
   if (actual != expected) std::ofstream("/tmp/tirc_loops_" + name + ".txt") << actual;
   CHECK(actual == expected);
@@ -42,7 +43,8 @@ inline void expect_sound(const IRModule& original, const Schedule& sch) {
 
 // `apply` throws a ScheduleError whose message contains `needle`, and the
 // schedule (module and trace) is as it was.
-inline void expect_refused(Schedule& sch, const std::function<void()>& apply, const std::string& needle) {
+inline void expect_refused(Schedule& sch, const std::function<void()>& apply,
+                           const std::string& needle) {
   std::string before = print_module(sch.mod());
   size_t trace_size = sch.trace().size();
   bool thrown = false;
