@@ -1,6 +1,7 @@
 #include "schedule/analysis.h"
 
 #include <functional>
+#include <optional>
 #include <unordered_set>
 
 #include "ir/arith/analyzer.h"
@@ -43,14 +44,16 @@ int count_writers(const Stmt& scope, const Buffer& b) {
 
 }  // namespace
 
-std::vector<const BlockRealizeNode*> producers_of(const Stmt& scope, const BlockRealizeNode* block) {
+std::vector<const BlockRealizeNode*> producers_of(const Stmt& scope,
+                                                  const BlockRealizeNode* block) {
   std::vector<const BlockRealizeNode*> out;
   for (const BlockRealizeNode* r : child_blocks(scope))
     if (r != block && shares_buffer(r->block->writes, block->block->reads)) out.push_back(r);
   return out;
 }
 
-std::vector<const BlockRealizeNode*> consumers_of(const Stmt& scope, const BlockRealizeNode* block) {
+std::vector<const BlockRealizeNode*> consumers_of(const Stmt& scope,
+                                                  const BlockRealizeNode* block) {
   std::vector<const BlockRealizeNode*> out;
   for (const BlockRealizeNode* r : child_blocks(scope))
     if (r != block && shares_buffer(block->block->writes, r->block->reads)) out.push_back(r);
@@ -72,75 +75,100 @@ bool is_reduction_block(const Stmt& scope, const BlockRealizeNode* block) {
   const BlockNode& b = *block->block;
   bool has_reduce = false;
   for (const IterVar& iv : b.iter_vars) {
-    if (iv.kind == IterKind::Reduce) has_reduce = true;
-    else if (iv.kind != IterKind::DataPar) return false;
+    if (iv.kind == IterKind::Reduce)
+      has_reduce = true;
+    else if (iv.kind != IterKind::DataPar)
+      return false;
   }
   if (!has_reduce || !b.init) return false;
   for (const BufferRegion& w : b.writes) {
     if (count_writers(scope, w.buffer) != 1) return false;
     for (const Range& r : w.region)
       for (const IterVar& iv : b.iter_vars)
-        if (iv.kind == IterKind::Reduce && (uses_var(r.min, iv.var.get()) || uses_var(r.extent, iv.var.get())))
+        if (iv.kind == IterKind::Reduce &&
+            (uses_var(r.min, iv.var.get()) || uses_var(r.extent, iv.var.get())))
           return false;
   }
   return true;
 }
 
-bool is_affine_binding(const BlockRealizeNode* block, const std::vector<const ForNode*>& loops) {
-  // Each loop variable may appear in at most one iteration value, with a
-  // nonzero constant coefficient once the value is simplified; values must
-  // not use anything but these loops' variables and constants.
-  std::unordered_set<const VarNode*> loop_vars;
-  for (const ForNode* f : loops) loop_vars.insert(f->loop_var.get());
-  std::unordered_set<const VarNode*> used;
-  Analyzer az;
-  for (const ForNode* f : loops) az.bind(f->loop_var, Range{f->min, f->extent});
-  for (const Expr& value : block->iter_values) {
-    Expr v = az.simplify(value);
-    std::unordered_set<const VarNode*> here;
-    bool ok = true;
-    // Only +, -, * by constant, floordiv/floormod by constant and loop vars.
-    std::function<void(const Expr&)> walk = [&](const Expr& e) {
-      if (!ok) return;
-      if (e.as<IntImmNode>()) return;
-      if (auto* var = e.as<VarNode>()) {
-        if (!loop_vars.count(var)) ok = false;
-        here.insert(var);
-        return;
-      }
-      auto* bin = e.as<BinaryNode>();
-      if (!bin) {
-        ok = false;
-        return;
-      }
-      switch (bin->kind) {
-        case ExprKind::Add: case ExprKind::Sub:
-          walk(bin->a);
-          walk(bin->b);
-          return;
-        case ExprKind::Mul:
-          if (!as_const_int(bin->a) && !as_const_int(bin->b)) ok = false;
-          walk(bin->a);
-          walk(bin->b);
-          return;
-        case ExprKind::FloorDiv: case ExprKind::FloorMod:
-          if (!as_const_int(bin->b)) ok = false;
-          walk(bin->a);
-          return;
-        default:
-          ok = false;
-      }
-    };
-    walk(v);
-    if (!ok) return false;
-    for (const VarNode* var : here) {
-      // A loop variable shared by two values is fine only through
-      // floordiv/floormod of a fused loop; keep the rule simple and strict.
-      if (used.count(var) && !value.as<BinaryNode>()) return false;
-      used.insert(var);
-    }
+namespace {
+
+// The loop variables one iteration value uses, split by how it uses them:
+// `plain` as a term c * x, `split` only inside floordiv/floormod.
+struct AffineUses {
+  std::unordered_set<const VarNode*> plain;
+  std::unordered_set<const VarNode*> split;
+};
+
+bool uses_any(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
+  for (const VarNode* v : vars)
+    if (uses_var(e, v)) return true;
+  return false;
+}
+
+// Walks e under the grammar of the affine rule; false when e falls outside it.
+bool collect_affine(const Expr& e, const std::unordered_set<const VarNode*>& loop_vars,
+                    bool in_split, AffineUses& uses) {
+  if (auto* var = e.as<VarNode>()) {
+    if (loop_vars.count(var)) (in_split ? uses.split : uses.plain).insert(var);
+    return true;  // other variables (outer block iterators, parameters) are constants here
   }
+  auto* bin = e.as<BinaryNode>();
+  if (!bin) return !uses_any(e, loop_vars);
+  switch (bin->kind) {
+    case ExprKind::Add:
+    case ExprKind::Sub:
+      return collect_affine(bin->a, loop_vars, in_split, uses) &&
+             collect_affine(bin->b, loop_vars, in_split, uses);
+    case ExprKind::Mul:
+      // A coefficient must be free of loop variables: i * j is not affine.
+      if (!uses_any(bin->a, loop_vars)) return collect_affine(bin->b, loop_vars, in_split, uses);
+      if (!uses_any(bin->b, loop_vars)) return collect_affine(bin->a, loop_vars, in_split, uses);
+      return false;
+    case ExprKind::FloorDiv:
+    case ExprKind::FloorMod: {
+      std::optional<int64_t> k = as_const_int(bin->b);
+      if (!k || *k <= 0) return false;
+      return collect_affine(bin->a, loop_vars, true, uses);
+    }
+    default:
+      return !uses_any(e, loop_vars);
+  }
+}
+
+}  // namespace
+
+bool is_affine_binding(const BlockRealizeNode* block, const std::vector<const ForNode*>& loops) {
+  std::unordered_set<const VarNode*> loop_vars;
+  Analyzer az;
+  for (const ForNode* f : loops) {
+    loop_vars.insert(f->loop_var.get());
+    az.bind(f->loop_var, Range{f->min, f->extent});
+  }
+  std::vector<AffineUses> per_value;
+  for (const Expr& value : block->iter_values) {
+    AffineUses uses;
+    if (!collect_affine(az.simplify(value), loop_vars, false, uses)) return false;
+    per_value.push_back(std::move(uses));
+  }
+  // Disjoint groups: a variable used plainly by one value appears in no other
+  // value; variables used only under floordiv/floormod (a fused loop split back
+  // into several iterators) may feed several values.
+  for (size_t a = 0; a < per_value.size(); ++a)
+    for (const VarNode* v : per_value[a].plain)
+      for (size_t b = 0; b < per_value.size(); ++b)
+        if (a != b && (per_value[b].plain.count(v) || per_value[b].split.count(v))) return false;
   return true;
+}
+
+std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
+                                             const std::vector<const BlockRealizeNode*>& blocks) {
+  std::vector<BoundIterVar> out;
+  for (const BlockRealizeNode* r : blocks)
+    for (size_t i = 0; i < r->iter_values.size() && i < r->block->iter_vars.size(); ++i)
+      if (uses_var(r->iter_values[i], loop_var)) out.push_back({r, &r->block->iter_vars[i]});
+  return out;
 }
 
 bool uses_var(const Expr& e, const VarNode* v) {

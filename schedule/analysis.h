@@ -22,10 +22,27 @@ bool is_complete_block(const Stmt& scope, const BlockRealizeNode* block);
 // writer of its outputs within the scope.
 bool is_reduction_block(const Stmt& scope, const BlockRealizeNode* block);
 
-// The iteration values are affine in the loop variables of `loops` (sums of
-// loop variables times constants, plus floordiv/floormod patterns that split
-// and fuse produce) and map distinct loop iterations to distinct points.
+// Whether a block's iteration values are affine in the loop variables of
+// `loops` (the loops between the block and its enclosing block). The rule:
+// after simplification (with the loops' ranges known), each value is a sum of
+// terms `c * x`, `c * floordiv(E, k)` and `c * floormod(E, k)` plus a
+// constant, where x is a loop variable, c a coefficient free of loop variables,
+// k a positive integer constant and E again such a sum. Variables that are not
+// among the loops (outer block iterators, parameters) count as constants. The
+// loop variables form disjoint groups: a variable used as a plain term feeds
+// exactly one value; a variable used only under floordiv/floormod (a fused
+// loop split back into several iterators, `f // 64` and `f % 64`) may feed
+// several. Anything else (i * j, min, select, loads) is not affine.
 bool is_affine_binding(const BlockRealizeNode* block, const std::vector<const ForNode*>& loops);
+
+// An iteration variable of a block whose bound value uses some loop variable.
+struct BoundIterVar {
+  const BlockRealizeNode* block;
+  const IterVar* iter_var;
+};
+// The iteration variables of `blocks` that `loop_var` feeds, in block order.
+std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
+                                             const std::vector<const BlockRealizeNode*>& blocks);
 
 // True when expression e uses variable v.
 bool uses_var(const Expr& e, const VarNode* v);

@@ -1,0 +1,4 @@
+b0 = sch.get_block(name="C", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+sch.bind(loop=l1, thread_axis="blockIdx.x")
+sch.bind(loop=l2, thread_axis="threadIdx.x")
