@@ -407,6 +407,22 @@ TEST_CASE("reindex refusals", "[schedule][cache]") {
   CHECK(check_equivalent(before.at("main"), r.func("main")).equal);
   CHECK(verify(r.func("main")).empty());
 
+  Schedule acc(parse(R"(
+@T.prim_func
+def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+    for i in range(8):
+        with T.block("acc"):
+            vi = T.axis.spatial(8, i)
+            B[vi] = B[vi] + A[vi]
+)"));
+  BlockRV acc_block = acc.get_block("acc");
+  expect_refused(
+      acc,
+      [&] {
+        acc.reindex(acc_block, {true, 0});
+      },
+      "reindex: block acc reads buffer B without initializing it");
+
   Schedule n(parse(kSameNest));
   BlockRV h_n_R = n.get_block("R");
   expect_refused(
