@@ -171,6 +171,12 @@ std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
   return out;
 }
 
+bool is_param_buffer(const PrimFunc& f, const Buffer& b) {
+  for (const Param& p : f->params)
+    if (p.buffer == b) return true;
+  return false;
+}
+
 bool uses_var(const Expr& e, const VarNode* v) {
   VarUse u(v);
   u.visit(e);

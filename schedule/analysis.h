@@ -44,6 +44,10 @@ struct BoundIterVar {
 std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
                                              const std::vector<const BlockRealizeNode*>& blocks);
 
+// True when b is one of f's parameters (an input or output the schedule
+// must keep).
+bool is_param_buffer(const PrimFunc& f, const Buffer& b);
+
 // True when expression e uses variable v.
 bool uses_var(const Expr& e, const VarNode* v);
 bool uses_var(const Stmt& s, const VarNode* v);

@@ -92,11 +92,6 @@ bool writes_buffer(const BlockNode& b, const Buffer& buf) {
   return region_has(b.writes, buf);
 }
 
-bool is_param_buffer(const PrimFunc& f, const Buffer& buf) {
-  for (const Param& p : f->params)
-    if (p.buffer == buf) return true;
-  return false;
-}
 
 bool is_allocated_buffer(const PrimFunc& f, const Buffer& buf) {
   AllocFinder finder(buf);
@@ -118,8 +113,10 @@ Stmt make_copy_stage(const std::string& name, const std::vector<Expr>& mins,
   std::vector<Expr> bindings;
   for (size_t d = 0; d < extents.size(); ++d) {
     DataType t = extents[d].dtype();
-    loop_vars.push_back(make_var("ax" + std::to_string(d), t));
-    iter_vars.push_back(make_var("v" + std::to_string(d), t));
+    // Appended rather than `"v" + to_string(d)`: GCC 12 warns falsely (-Wrestrict).
+    std::string index = std::to_string(d);
+    loop_vars.push_back(make_var(std::string("ax").append(index), t));
+    iter_vars.push_back(make_var(std::string("v").append(index), t));
     block->iter_vars.push_back(
         {iter_vars.back(), Range::from_min_extent(mins[d], extents[d]), IterKind::DataPar, ""});
     // The loops run from 0; a domain that starts elsewhere is offset in the binding.

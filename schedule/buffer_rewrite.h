@@ -4,6 +4,8 @@
 // for another, and building copy stages.
 #pragma once
 
+#include "schedule/analysis.h"
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -33,8 +35,6 @@ std::optional<size_t> top_index_of(const std::vector<Stmt>& top, const BlockReal
 bool reads_buffer(const BlockNode& b, const Buffer& buf);
 bool writes_buffer(const BlockNode& b, const Buffer& buf);
 
-// True when buf is one of f's parameters.
-bool is_param_buffer(const PrimFunc& f, const Buffer& buf);
 // True when some block of f allocates buf.
 bool is_allocated_buffer(const PrimFunc& f, const Buffer& buf);
 

@@ -73,11 +73,6 @@ const StmtNode* removal_root(const StmtPath& path, const std::string& primitive)
   return path.stmts[i].get();
 }
 
-bool is_param_buffer(const PrimFunc& f, const Buffer& b) {
-  for (const Param& p : f->params)
-    if (p.buffer == b) return true;
-  return false;
-}
 
 bool buffer_used(const Stmt& s, const Buffer& b) {
   BufferUse u(b.get());

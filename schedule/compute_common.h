@@ -3,6 +3,8 @@
 // block from where it sits, and small facts about buffers.
 #pragma once
 
+#include "schedule/analysis.h"
+
 #include <string>
 
 #include "ir/function.h"
@@ -19,10 +21,6 @@ Stmt scope_of(const StmtPath& path);
 // block (or the block realize itself). It must sit in a SeqStmt; otherwise the
 // block is alone in its scope and throws ScheduleError(primitive, ...).
 const StmtNode* removal_root(const StmtPath& path, const std::string& primitive);
-
-// True when `b` is one of the function's parameters (an input or output the
-// schedule must keep).
-bool is_param_buffer(const PrimFunc& f, const Buffer& b);
 
 // True when `b` is referenced anywhere in s (loads, stores, regions, buffers
 // allocated or matched) other than in an alloc_buffers list.
