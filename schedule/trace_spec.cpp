@@ -296,7 +296,7 @@ std::optional<std::string> check_value(ParamType type, TraceValue& value,
   };
   if (fits()) return std::nullopt;
   if (!why.empty()) return why;
-  return "expects " + describe(type) + ", not " + print_value(value);
+  return "must be " + describe(type) + ", not " + print_value(value);
 }
 
 std::optional<std::string> check_positional(const PrimitiveSpec& spec, TraceValue& value,
