@@ -458,6 +458,10 @@ Instruction decode_instruction(const Json& j, size_t index, DefinedRVs& defined)
         bad(index, prefix + rv->name() + " is defined twice");
       inst.outputs.push_back(*rv);
     }
+    if (auto expected = expected_outputs(inst);
+        expected && !inst.outputs.empty() && *expected != inst.outputs.size())
+      bad(index, prefix + "gives " + std::to_string(*expected) + " values but " +
+                     std::to_string(inst.outputs.size()) + " names are bound");
   }
   return inst;
 }

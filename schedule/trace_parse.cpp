@@ -341,14 +341,7 @@ class ScriptParser {
     if (spec.outputs == Outputs::List && !targets.list)
       fail(first, kind + " returns a list: write '" + first.text + ", = " + receiver_ + "." + kind +
                       "(...)'");
-    std::optional<size_t> expected;
-    if (kind == "split")
-      if (auto* f = inst.keyword("factors"))
-        if (auto* l = std::get_if<TraceList>(&f->v)) expected = l->size();
-    if (kind == "sample_perfect_tile")
-      if (auto* n = inst.keyword("n"))
-        if (auto* i = std::get_if<int64_t>(&n->v))
-          expected = static_cast<size_t>(std::max<int64_t>(*i, 0));
+    std::optional<size_t> expected = expected_outputs(inst);
     if (expected && *expected != targets.names.size())
       fail(first, kind + " gives " + std::to_string(*expected) + " values but " +
                       std::to_string(targets.names.size()) + " names are bound");

@@ -1,5 +1,6 @@
 #include "schedule/trace_spec.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ir/text/float_repr.h"
@@ -182,6 +183,17 @@ std::vector<std::string> primitive_names() {
   std::vector<std::string> out;
   for (const PrimitiveSpec& s : table()) out.emplace_back(s.kind);
   return out;
+}
+
+std::optional<size_t> expected_outputs(const Instruction& inst) {
+  if (inst.kind == "split")
+    if (const TraceValue* f = inst.keyword("factors"))
+      if (const auto* l = std::get_if<TraceList>(&f->v)) return l->size();
+  if (inst.kind == "sample_perfect_tile")
+    if (const TraceValue* n = inst.keyword("n"))
+      if (const auto* i = std::get_if<int64_t>(&n->v))
+        return static_cast<size_t>(std::max<int64_t>(*i, 0));
+  return std::nullopt;
 }
 
 std::string describe(ParamType type) {

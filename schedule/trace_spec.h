@@ -66,6 +66,9 @@ std::optional<std::string> check_value(ParamType type, TraceValue& value,
 // Checks a positional argument of fuse/reorder (a loop) or get_child_blocks.
 std::optional<std::string> check_positional(const PrimitiveSpec& spec, TraceValue& value,
                                             const DefinedRVs& defined);
+// How many outputs an instruction gives when its arguments tell (split: one
+// per factor; sample_perfect_tile: n).
+std::optional<size_t> expected_outputs(const Instruction& inst);
 // What a type accepts, for messages: "a block", "a list of integers"...
 std::string describe(ParamType type);
 
