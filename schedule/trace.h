@@ -25,7 +25,12 @@ class Schedule;
 struct TraceRV {
   char kind = 'b';
   int id = 0;
-  std::string name() const { return std::string(1, kind) + std::to_string(id); }
+  std::string name() const {
+    // Appending (not operator+) avoids a false -Wrestrict in GCC 12.
+    std::string s(1, kind);
+    s += std::to_string(id);
+    return s;
+  }
   friend bool operator==(const TraceRV&, const TraceRV&) = default;
 };
 
@@ -65,13 +70,14 @@ struct TraceValue {
 };
 
 struct Instruction {
-  std::string kind;                   // the primitive: "split", "get_block", ...
+  std::string kind;                    // the primitive: "split", "get_block", ...
   std::vector<TraceValue> positional;  // printed first, without keywords (reorder, fuse)
   std::vector<std::pair<std::string, TraceValue>> keywords;  // in printing order
   std::vector<TraceRV> outputs;
   // Outputs are a list even when there is one (get_loops, split): `l1, = ...`.
   bool list_output = false;
   int line = 0;  // where it was parsed from, for errors during replay
+  int col = 0;
 
   const TraceValue* keyword(std::string_view name) const;
 };
@@ -95,9 +101,14 @@ class Trace {
   // Applies every instruction to `sch` (which records them again in its own
   // trace). Errors name the instruction's line.
   void apply_to(Schedule& sch) const;
+  // The same, with get_block instructions that name no function looking in
+  // `default_func` (empty: the module's only function, or main).
+  void apply_to(Schedule& sch, const std::string& default_func) const;
 
  private:
   std::vector<Instruction> insts_;
+  // The script a parsed trace came from, so replay errors can quote it.
+  std::shared_ptr<const std::string> source_name_, source_text_;
 };
 
 }  // namespace tirc
