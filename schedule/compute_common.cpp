@@ -56,12 +56,6 @@ class AllocRemover : public StmtMutator {
 
 }  // namespace
 
-Stmt scope_of(const StmtPath& path) {
-  for (size_t i = path.stmts.size() - 1; i-- > 0;)
-    if (path.stmts[i].as<BlockNode>()) return path.stmts[i];
-  return path.stmts.front();
-}
-
 const StmtNode* removal_root(const StmtPath& path, const std::string& primitive) {
   size_t i = path.stmts.size() - 1;
   while (i > 0 && path.stmts[i - 1].as<ForNode>()) --i;

@@ -12,10 +12,6 @@
 
 namespace tirc {
 
-// The statement whose child blocks form the scope of the node at `path`: the
-// nearest enclosing Block, else the function body.
-Stmt scope_of(const StmtPath& path);
-
 // The statement to delete so that the block at `path` disappears together with
 // the loops that hold nothing else: the highest For whose only content is the
 // block (or the block realize itself). It must sit in a SeqStmt; otherwise the

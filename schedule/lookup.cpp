@@ -66,15 +66,6 @@ std::vector<BlockRV> Schedule::get_child_blocks(BlockOrLoop scope) {
   return out;
 }
 
-namespace {
-// The statement whose child blocks form the scope of the block at `path`.
-Stmt scope_of(const StmtPath& path) {
-  for (size_t i = path.stmts.size() - 1; i-- > 0;)
-    if (path.stmts[i].as<BlockNode>()) return path.stmts[i];
-  return path.stmts.front();
-}
-}  // namespace
-
 std::vector<BlockRV> Schedule::get_producers(BlockRV block) {
   const BlockEntry& e = resolve(block, "get_producers");
   std::string func = e.func;

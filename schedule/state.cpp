@@ -195,6 +195,12 @@ const BlockRealizeNode* enclosing_block(const StmtPath& path) {
   return nullptr;
 }
 
+Stmt scope_of(const StmtPath& path) {
+  for (size_t i = path.stmts.size() - 1; i-- > 0;)
+    if (path.stmts[i].as<BlockNode>()) return path.stmts[i];
+  return path.stmts.front();
+}
+
 Stmt replace_stmt(const Stmt& root, const StmtNode* target, const Stmt& replacement) {
   Replacer r(target, replacement);
   Stmt out = r.mutate_stmt(root);

@@ -29,6 +29,10 @@ std::vector<const ForNode*> enclosing_loops(const StmtPath& path);
 // when there is none.
 const BlockRealizeNode* enclosing_block(const StmtPath& path);
 
+// The statement whose child blocks form the scope of the node at `path`: the
+// nearest enclosing Block, else the function body.
+Stmt scope_of(const StmtPath& path);
+
 // A copy of `root` where the node `target` (by identity) is `replacement`. An
 // empty replacement removes target from its SeqStmt (and is an error
 // elsewhere). Everything off the path is shared.
