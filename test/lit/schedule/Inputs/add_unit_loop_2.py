@@ -1,0 +1,5 @@
+b0 = sch.get_block(name="C", func_name="main")
+b1 = sch.get_block(name="D", func_name="main")
+l2, l3 = sch.get_loops(block=b1)
+l4 = sch.add_unit_loop(block_or_loop=b0)
+l5 = sch.add_unit_loop(block_or_loop=l3)

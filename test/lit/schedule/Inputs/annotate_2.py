@@ -1,0 +1,6 @@
+b0 = sch.get_block(name="conv", func_name="main")
+l1, l2, l3, l4, l5, l6, l7 = sch.get_loops(block=b0)
+sch.annotate(block_or_loop=b0, ann_key="meta_schedule.auto_tensorize", ann_val="vec16_fma_f32")
+sch.annotate(block_or_loop=b0, ann_key="warp_execution", ann_val=1)
+sch.annotate(block_or_loop=l6, ann_key="pragma_unroll_explicit", ann_val=False)
+sch.unannotate(block_or_loop=b0, ann_key="warp_execution")

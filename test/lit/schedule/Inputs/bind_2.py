@@ -1,0 +1,6 @@
+b0 = sch.get_block(name="T_exp", func_name="main")
+l1, l2 = sch.get_loops(block=b0)
+l3 = sch.fuse(l1, l2, preserve_unit_iters=True)
+l4, l5 = sch.split(loop=l3, factors=[None, 64], preserve_unit_iters=True)
+sch.bind(loop=l4, thread_axis="blockIdx.x")
+sch.bind(loop=l5, thread_axis="threadIdx.x")

@@ -1,0 +1,3 @@
+b0 = sch.get_block(name="pool_sum", func_name="main")
+l1, l2, l3, l4, l5, l6 = sch.get_loops(block=b0)
+b7 = sch.decompose_reduction(block=b0, loop=l3)

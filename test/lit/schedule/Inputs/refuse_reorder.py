@@ -1,0 +1,5 @@
+b0 = sch.get_block(name="B", func_name="main")
+b1 = sch.get_block(name="C", func_name="main")
+l2, l3 = sch.get_loops(block=b0)
+l4, l5 = sch.get_loops(block=b1)
+sch.reorder(l5, l2)

@@ -1,0 +1,7 @@
+b0 = sch.get_block(name="C", func_name="main")
+l1, l2, l3, l4 = sch.get_loops(block=b0)
+l5, l6 = sch.split(loop=l3, factors=[None, 16], preserve_unit_iters=True)
+sch.reorder(l4, l6)
+b7 = sch.decompose_reduction(block=b0, loop=l1)
+l8, l9, l10, l11, l12 = sch.get_loops(block=b0)
+sch.tensorize(block_or_loop=l12, tensor_intrin="vec16_fma_f32", preserve_unit_iters=True)
