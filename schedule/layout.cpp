@@ -287,6 +287,11 @@ BlockRV Schedule::reindex(BlockRV block, BufferIndex buffer) {
     });
   }
   for (const BlockRealizeNode* c : child_blocks(Stmt(loc.scope->block))) {
+    // As for cache_write: with a second writer (the update of a decomposed
+    // reduction after its init) the block would no longer initialize the
+    // buffer the other one updates.
+    if (buffer.is_write && c != loc.realize && writes_buffer(*c->block, buf))
+      throw ScheduleError(P, "buffer " + buf->name + " is also written by block " + c->block->name);
     if (c == loc.realize || top_index_of(loc.top, c) != loc.top_index) continue;
     bool conflict =
         writes_buffer(*c->block, buf) || (buffer.is_write && reads_buffer(*c->block, buf));

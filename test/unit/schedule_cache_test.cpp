@@ -433,6 +433,28 @@ def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
       "reindex: block P accesses buffer B in the loop nest of block R");
 }
 
+// Found by the randomized schedule test: reindexing the write of a decomposed
+// reduction's init block left C_update updating C with nothing initializing it.
+TEST_CASE("reindex refuses the init block of a decomposed reduction", "[schedule][cache]") {
+  Schedule s(parse(R"(
+@T.prim_func
+def main(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+    for i, j in T.grid(8, 8):
+        with T.block("C_init"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = T.float32(0)
+    for i, j, k in T.grid(8, 8, 8):
+        with T.block("C_update"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+)"));
+  REQUIRE(verify(s.func("main")).empty());
+  BlockRV init = s.get_block("C_init");
+  expect_refused(
+      s, [&] { s.reindex(init, {true, 0}); },
+      "reindex: buffer C is also written by block C_update");
+}
+
 TEST_CASE("primitives refuse handles of blocks that are gone", "[schedule][cache]") {
   Schedule s(load_example("matmul.tir"));
   BlockRV stale{42};

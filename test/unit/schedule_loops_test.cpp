@@ -140,6 +140,32 @@ def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: 
   expect_sound(mm, sch);
 }
 
+// Found by the randomized schedule test: inside an outer block, the inner
+// block's over-covering binding made the outer block's inferred reads reach
+// past its T.reads (region inference ignored the T.where guard).
+TEST_CASE("split over-covering inside a nested block keeps outer regions", "[schedule][loops]") {
+  IRModule mod = parse_module(R"(
+@T.prim_func
+def main(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+    for i in range(8):
+        with T.block("B_o"):
+            vi_o = T.axis.spatial(8, i)
+            T.reads(A[vi_o, 0:8])
+            T.writes(B[vi_o, 0:8])
+            for j in range(8):
+                with T.block("B"):
+                    vj_i = T.axis.spatial(8, j)
+                    T.reads(A[vi_o, vj_i])
+                    T.writes(B[vi_o, vj_i])
+                    B[vi_o, vj_i] = A[vi_o, vj_i] + T.float32(1)
+)");
+  REQUIRE(verify(mod).empty());
+  Schedule sch(mod);
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block("B"));
+  sch.split(loops.back(), {3, nullptr});
+  expect_sound(mod, sch);
+}
+
 TEST_CASE("split on conv2d and softmax, three factors", "[schedule][loops]") {
   IRModule conv = example("conv2d_nchw.tir");
   Schedule sch(conv);
