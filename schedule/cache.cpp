@@ -100,7 +100,7 @@ BlockRV Schedule::cache_read(BlockRV block, int read_buffer_index, const std::st
   const char* P = "cache_read";
   const BlockEntry entry = resolve(block, P);
   const PrimFunc f = mod_.at(entry.func);
-  BlockInScope loc = locate_block(f->body, entry.name);
+  BlockInScope loc = locate_block(f->body, entry.name, P);
   const BlockNode& blk = *loc.realize->block;
   if (read_buffer_index < 0 || static_cast<size_t>(read_buffer_index) >= blk.reads.size())
     throw ScheduleError(P, index_out_of_range(blk, blk.reads.size(), "read", read_buffer_index));
@@ -173,7 +173,7 @@ BlockRV Schedule::cache_write(BlockRV block, int write_buffer_index,
   const char* P = "cache_write";
   const BlockEntry entry = resolve(block, P);
   const PrimFunc f = mod_.at(entry.func);
-  BlockInScope loc = locate_block(f->body, entry.name);
+  BlockInScope loc = locate_block(f->body, entry.name, P);
   const BlockNode& blk = *loc.realize->block;
   if (write_buffer_index < 0 || static_cast<size_t>(write_buffer_index) >= blk.writes.size())
     throw ScheduleError(P, index_out_of_range(blk, blk.writes.size(), "write", write_buffer_index));

@@ -455,6 +455,27 @@ def main(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32"), C: T.Bu
       "reindex: buffer C is also written by block C_update");
 }
 
+// Found by the randomized schedule test: reindexing the guarded read of a
+// padding block copied data[v2 - 1, ...] for every v2 and read out of bounds;
+// cache primitives on the root block threw a plain Error.
+TEST_CASE("reindex refuses a guarded read; root block refusals", "[schedule][cache]") {
+  Schedule s(load_example("conv2d_nchw.tir"));
+  BlockRV pad = s.get_block("data_pad");
+  expect_refused(
+      s, [&] { s.reindex(pad, {false, 0}); },
+      "reindex: the access of buffer data in block data_pad leaves the buffer");
+  Schedule r(load_example("matmul.tir"));
+  BlockRV root = r.get_block("root");
+  expect_refused(
+      r, [&] { r.cache_read(root, 0, "shared"); },
+      "cache_read: block root has no enclosing scope block");
+  expect_refused(
+      r, [&] { r.cache_write(root, 0, "local"); },
+      "cache_write: block root has no enclosing scope block");
+  expect_refused(
+      r, [&] { r.reindex(root, {true, 0}); }, "reindex: block root has no enclosing scope block");
+}
+
 TEST_CASE("primitives refuse handles of blocks that are gone", "[schedule][cache]") {
   Schedule s(load_example("matmul.tir"));
   BlockRV stale{42};
