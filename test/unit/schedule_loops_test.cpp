@@ -166,6 +166,20 @@ def main(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
   expect_sound(mod, sch);
 }
 
+// Found by the randomized schedule test: factors whose product overflows the
+// int32 loop variable produced bindings that wrapped around.
+TEST_CASE("split refuses factors that overflow the loop type", "[schedule][loops]") {
+  IRModule mm = example("matmul.tir");
+  Schedule sch(mm);
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
+  expect_refused(
+      sch, [&] { sch.split(loops[0], {239622, 257613, 32}); },
+      "split: the factors of loop i overflow its type int32");
+  expect_refused(
+      sch, [&] { sch.split(loops[0], {nullptr, int64_t{1} << 40}); },
+      "split: the factors of loop i overflow its type int32");
+}
+
 TEST_CASE("split on conv2d and softmax, three factors", "[schedule][loops]") {
   IRModule conv = example("conv2d_nchw.tir");
   Schedule sch(conv);
