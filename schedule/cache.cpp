@@ -183,6 +183,13 @@ BlockRV Schedule::cache_write(BlockRV block, int write_buffer_index,
   if (!writes_whole_buffer(blk, dst))
     throw ScheduleError(P,
                         "block " + blk.name + " does not write the whole of buffer " + dst->name);
+  // Inside an outer block each instance of that block writes only the part its
+  // variables select, while the write-back copies the whole buffer.
+  for (const IterVar& outer : loc.scope->block->iter_vars)
+    for (const Expr& v : loc.realize->iter_values)
+      if (uses_var(v, outer.var.get()))
+        throw ScheduleError(P, "block " + blk.name + " does not write the whole of buffer " +
+                                   dst->name + " within block " + loc.scope->block->name);
 
   std::vector<const BlockRealizeNode*> consumers =
       resolve_consumers(*this, consumer_blocks, loc, entry.func, P);

@@ -476,6 +476,30 @@ TEST_CASE("reindex refuses a guarded read; root block refusals", "[schedule][cac
       r, [&] { r.reindex(root, {true, 0}); }, "reindex: block root has no enclosing scope block");
 }
 
+// Found by the randomized schedule test: cache_write of a block inside an
+// outer block copied the whole buffer back from each outer instance.
+TEST_CASE("cache_write refuses a block writing one element per outer block", "[schedule][cache]") {
+  Schedule s(parse(R"(
+@T.prim_func
+def main(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
+    for i, j in T.grid(4, 8):
+        with T.block("B_o"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj])
+            with T.block("B"):
+                wi = T.axis.spatial(4, vi)
+                wj = T.axis.spatial(8, vj)
+                T.reads(A[wi, wj])
+                T.writes(B[wi, wj])
+                B[wi, wj] = A[wi, wj] * T.float32(2)
+)"));
+  BlockRV b = s.get_block("B");
+  expect_refused(
+      s, [&] { s.cache_write(b, 0, "shared"); },
+      "cache_write: block B does not write the whole of buffer B within block B_o");
+}
+
 TEST_CASE("primitives refuse handles of blocks that are gone", "[schedule][cache]") {
   Schedule s(load_example("matmul.tir"));
   BlockRV stale{42};
