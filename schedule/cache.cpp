@@ -93,6 +93,22 @@ bool writes_whole_buffer(const BlockNode& b, const Buffer& buf) {
   return true;
 }
 
+// Whether `regions` hold all of `buf` (constant bounds).
+bool covers_whole_buffer(const std::vector<BufferRegion>& regions, const Buffer& buf) {
+  for (const BufferRegion& r : regions) {
+    if (r.buffer != buf || r.region.size() != buf->shape.size()) continue;
+    bool whole = true;
+    for (size_t d = 0; d < buf->shape.size(); ++d) {
+      auto min = as_const_int(simplify(r.region[d].min));
+      auto extent = as_const_int(simplify(r.region[d].extent));
+      auto shape = as_const_int(buf->shape[d]);
+      whole &= min && extent && shape && *min == 0 && *extent == *shape;
+    }
+    if (whole) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 BlockRV Schedule::cache_read(BlockRV block, int read_buffer_index, const std::string& storage_scope,
@@ -108,6 +124,11 @@ BlockRV Schedule::cache_read(BlockRV block, int read_buffer_index, const std::st
   Buffer src = blk.reads[static_cast<size_t>(read_buffer_index)].buffer;
   if (writes_buffer(blk, src))
     throw ScheduleError(P, "block " + blk.name + " both reads and writes buffer " + src->name);
+  // The cache copies the whole buffer, which an outer block must declare.
+  const BlockNode& outer = *loc.scope->block;
+  if (!(outer.name == "root" && outer.iter_vars.empty()) && !covers_whole_buffer(outer.reads, src))
+    throw ScheduleError(P, "block " + outer.name + " around block " + blk.name +
+                               " reads only part of buffer " + src->name);
 
   // The cache is filled after the last writer of the buffer in the scope.
   std::optional<size_t> last_writer;

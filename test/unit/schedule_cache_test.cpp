@@ -500,6 +500,30 @@ def main(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
       "cache_write: block B does not write the whole of buffer B within block B_o");
 }
 
+// Found by the randomized schedule test: cache_read inside an outer block
+// copied all of B there, past the outer block's T.reads.
+TEST_CASE("cache_read refuses when an outer block reads part of the buffer", "[schedule][cache]") {
+  Schedule s(parse(R"(
+@T.prim_func
+def main(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
+    for i in range(4):
+        with T.block("B_o"):
+            vi = T.axis.spatial(4, i)
+            T.reads(A[vi, 0:8])
+            T.writes(B[vi, 0:8])
+            for j in range(8):
+                with T.block("B"):
+                    vj = T.axis.spatial(8, j)
+                    T.reads(A[vi, vj])
+                    T.writes(B[vi, vj])
+                    B[vi, vj] = A[vi, vj] * T.float32(2)
+)"));
+  BlockRV b = s.get_block("B");
+  expect_refused(
+      s, [&] { s.cache_read(b, 0, "shared"); },
+      "cache_read: block B_o around block B reads only part of buffer A");
+}
+
 TEST_CASE("primitives refuse handles of blocks that are gone", "[schedule][cache]") {
   Schedule s(load_example("matmul.tir"));
   BlockRV stale{42};
