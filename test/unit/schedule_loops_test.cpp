@@ -180,6 +180,20 @@ TEST_CASE("split refuses factors that overflow the loop type", "[schedule][loops
       "split: the factors of loop i overflow its type int32");
 }
 
+// Found by the randomized schedule test: after fusing i, j, k and splitting,
+// swapping the two parts ran reduction steps of C[vi, vj] before the step
+// that initializes it.
+TEST_CASE("reorder refuses loops binding spatial and reduction variables", "[schedule][loops]") {
+  IRModule mm = example("matmul.tir");
+  Schedule sch(mm);
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
+  LoopRV fused = sch.fuse(loops);
+  std::vector<LoopRV> parts = sch.split(fused, {nullptr, 1000});
+  expect_refused(
+      sch, [&] { sch.reorder({parts[1], parts[0]}); },
+      "reorder: loop i_j_k_fused_0 binds both spatial and reduction variables of block C");
+}
+
 TEST_CASE("split on conv2d and softmax, three factors", "[schedule][loops]") {
   IRModule conv = example("conv2d_nchw.tir");
   Schedule sch(conv);
