@@ -1,4 +1,5 @@
 #include "schedule/buffer_rewrite.h"
+#include "schedule/schedule_error.h"
 
 #include "ir/arith/region.h"
 #include "ir/functor.h"
@@ -74,12 +75,12 @@ std::optional<size_t> top_index_of(const std::vector<Stmt>& top, const BlockReal
   return std::nullopt;
 }
 
-BlockInScope locate_block(const Stmt& body, const std::string& name) {
+BlockInScope locate_block(const Stmt& body, const std::string& name, const char* primitive) {
   BlockInScope out;
   out.path = *find_block(body, name);
   out.realize = out.path.node().as<BlockRealizeNode>();
   out.scope = enclosing_block(out.path);
-  if (!out.scope) throw Error("block " + name + " has no enclosing scope block");
+  if (!out.scope) throw ScheduleError(primitive, "block " + name + " has no enclosing scope block");
   out.top = top_statements(*out.scope->block);
   out.top_index = top_index_of(out.top, out.realize).value_or(0);
   return out;
@@ -91,7 +92,6 @@ bool reads_buffer(const BlockNode& b, const Buffer& buf) {
 bool writes_buffer(const BlockNode& b, const Buffer& buf) {
   return region_has(b.writes, buf);
 }
-
 
 bool is_allocated_buffer(const PrimFunc& f, const Buffer& buf) {
   AllocFinder finder(buf);

@@ -25,7 +25,8 @@ struct BlockInScope {
   size_t top_index = 0;             // which of `top` contains the block
 };
 
-BlockInScope locate_block(const Stmt& body, const std::string& name);
+// Refuses (ScheduleError of `primitive`) the root block, which has no scope.
+BlockInScope locate_block(const Stmt& body, const std::string& name, const char* primitive);
 
 // The statements of a scope block's body: its SeqStmt's elements or the body.
 std::vector<Stmt> top_statements(const BlockNode& scope);

@@ -93,6 +93,22 @@ bool writes_whole_buffer(const BlockNode& b, const Buffer& buf) {
   return true;
 }
 
+// Whether `regions` hold all of `buf` (constant bounds).
+bool covers_whole_buffer(const std::vector<BufferRegion>& regions, const Buffer& buf) {
+  for (const BufferRegion& r : regions) {
+    if (r.buffer != buf || r.region.size() != buf->shape.size()) continue;
+    bool whole = true;
+    for (size_t d = 0; d < buf->shape.size(); ++d) {
+      auto min = as_const_int(simplify(r.region[d].min));
+      auto extent = as_const_int(simplify(r.region[d].extent));
+      auto shape = as_const_int(buf->shape[d]);
+      whole &= min && extent && shape && *min == 0 && *extent == *shape;
+    }
+    if (whole) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 BlockRV Schedule::cache_read(BlockRV block, int read_buffer_index, const std::string& storage_scope,
@@ -100,7 +116,7 @@ BlockRV Schedule::cache_read(BlockRV block, int read_buffer_index, const std::st
   const char* P = "cache_read";
   const BlockEntry entry = resolve(block, P);
   const PrimFunc f = mod_.at(entry.func);
-  BlockInScope loc = locate_block(f->body, entry.name);
+  BlockInScope loc = locate_block(f->body, entry.name, P);
   const BlockNode& blk = *loc.realize->block;
   if (read_buffer_index < 0 || static_cast<size_t>(read_buffer_index) >= blk.reads.size())
     throw ScheduleError(P, index_out_of_range(blk, blk.reads.size(), "read", read_buffer_index));
@@ -108,6 +124,11 @@ BlockRV Schedule::cache_read(BlockRV block, int read_buffer_index, const std::st
   Buffer src = blk.reads[static_cast<size_t>(read_buffer_index)].buffer;
   if (writes_buffer(blk, src))
     throw ScheduleError(P, "block " + blk.name + " both reads and writes buffer " + src->name);
+  // The cache copies the whole buffer, which an outer block must declare.
+  const BlockNode& outer = *loc.scope->block;
+  if (!(outer.name == "root" && outer.iter_vars.empty()) && !covers_whole_buffer(outer.reads, src))
+    throw ScheduleError(P, "block " + outer.name + " around block " + blk.name +
+                               " reads only part of buffer " + src->name);
 
   // The cache is filled after the last writer of the buffer in the scope.
   std::optional<size_t> last_writer;
@@ -173,7 +194,7 @@ BlockRV Schedule::cache_write(BlockRV block, int write_buffer_index,
   const char* P = "cache_write";
   const BlockEntry entry = resolve(block, P);
   const PrimFunc f = mod_.at(entry.func);
-  BlockInScope loc = locate_block(f->body, entry.name);
+  BlockInScope loc = locate_block(f->body, entry.name, P);
   const BlockNode& blk = *loc.realize->block;
   if (write_buffer_index < 0 || static_cast<size_t>(write_buffer_index) >= blk.writes.size())
     throw ScheduleError(P, index_out_of_range(blk, blk.writes.size(), "write", write_buffer_index));
@@ -183,6 +204,13 @@ BlockRV Schedule::cache_write(BlockRV block, int write_buffer_index,
   if (!writes_whole_buffer(blk, dst))
     throw ScheduleError(P,
                         "block " + blk.name + " does not write the whole of buffer " + dst->name);
+  // Inside an outer block each instance of that block writes only the part its
+  // variables select, while the write-back copies the whole buffer.
+  for (const IterVar& outer : loc.scope->block->iter_vars)
+    for (const Expr& v : loc.realize->iter_values)
+      if (uses_var(v, outer.var.get()))
+        throw ScheduleError(P, "block " + blk.name + " does not write the whole of buffer " +
+                                   dst->name + " within block " + loc.scope->block->name);
 
   std::vector<const BlockRealizeNode*> consumers =
       resolve_consumers(*this, consumer_blocks, loc, entry.func, P);

@@ -61,6 +61,18 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
                                             " but is outside loop " + le.var->name);
   }
 
+  // A loop at or below `loop` that binds nothing repeats the whole reduction
+  // (a block computed at an unrelated loop), re-initializing each time: one
+  // init above it would let the repeats accumulate.
+  for (size_t l = first; l < loops.size(); ++l) {
+    const VarNode* v = loops[l]->loop_var.get();
+    bool binds = std::any_of(realize->iter_values.begin(), realize->iter_values.end(),
+                             [&](const Expr& e) { return uses_var(e, v); });
+    if (!binds && !is_const_int(loops[l]->extent, 1))
+      throw ScheduleError(kPrimitive, "loop " + v->name + " repeats the reduction of block " +
+                                          blk.name + " without binding any of its variables");
+  }
+
   // ---- the init block: the spatial iteration variables, fresh ----
   auto init = std::make_shared<BlockNode>();
   init->name = unique_block_name(func, blk.name + "_init");

@@ -220,7 +220,7 @@ BlockRV Schedule::reindex(BlockRV block, BufferIndex buffer) {
   const char* P = "reindex";
   const BlockEntry entry = resolve(block, P);
   const PrimFunc f = mod_.at(entry.func);
-  BlockInScope loc = locate_block(f->body, entry.name);
+  BlockInScope loc = locate_block(f->body, entry.name, P);
   const BlockNode& blk = *loc.realize->block;
   Buffer buf = block_buffer(blk, buffer, P);
   const std::string& bname = blk.name;
@@ -271,6 +271,21 @@ BlockRV Schedule::reindex(BlockRV block, BufferIndex buffer) {
     used_vars.push_back(iv->var.get());
     points *= *ext;
   }
+  // The copy reads (or writes back) every point of the iteration domain; an
+  // access the block only makes under a guard (padding's if_then_else) would
+  // then leave the buffer.
+  {
+    Analyzer az;
+    for (size_t k = 0; k < used.size(); ++k)
+      az.bind(used[k]->var, Range::from_min_extent(make_int(0), make_int(extents[k])));
+    for (size_t d = 0; d < indices.size() && d < buf->shape.size(); ++d) {
+      ConstIntBound b = az.const_int_bound(indices[d]);
+      auto dim = as_const_int(buf->shape[d]);
+      if (!b.min || !b.max || !dim || *b.min < 0 || *b.max >= *dim)
+        throw ScheduleError(P, "the access of buffer " + buf->name + " in block " + bname +
+                                   " leaves the buffer over the block's iteration domain");
+    }
+  }
   // A write copied back must not send two elements to one place.
   if (buffer.is_write) {
     if (points > kMaxCheckedPoints)
@@ -287,6 +302,11 @@ BlockRV Schedule::reindex(BlockRV block, BufferIndex buffer) {
     });
   }
   for (const BlockRealizeNode* c : child_blocks(Stmt(loc.scope->block))) {
+    // As for cache_write: with a second writer (the update of a decomposed
+    // reduction after its init) the block would no longer initialize the
+    // buffer the other one updates.
+    if (buffer.is_write && c != loc.realize && writes_buffer(*c->block, buf))
+      throw ScheduleError(P, "buffer " + buf->name + " is also written by block " + c->block->name);
     if (c == loc.realize || top_index_of(loc.top, c) != loc.top_index) continue;
     bool conflict =
         writes_buffer(*c->block, buf) || (buffer.is_write && reads_buffer(*c->block, buf));

@@ -102,10 +102,21 @@ void Schedule::reorder(const std::vector<LoopRV>& ordered_loops) {
   }
   for (const ForNode* l : chain) {
     if (!given.count(l->loop_var.get())) continue;
-    for (const BoundIterVar& b : iter_vars_bound_by(l->loop_var.get(), blocks))
+    std::vector<BoundIterVar> bound = iter_vars_bound_by(l->loop_var.get(), blocks);
+    for (const BoundIterVar& b : bound)
       if (b.iter_var->kind != IterKind::DataPar && b.iter_var->kind != IterKind::Reduce)
         throw ScheduleError(P, "loop " + l->loop_var->name + " binds opaque variable " +
                                    b.iter_var->var->name + " of block " + b.block->block->name);
+    // A loop feeding both kinds (fused spatial and reduction loops) orders
+    // the reduction steps of each output element: moving it can run a step
+    // before the one that triggers the init.
+    for (const BoundIterVar& a : bound)
+      for (const BoundIterVar& b : bound)
+        if (a.block == b.block && a.iter_var->kind == IterKind::DataPar &&
+            b.iter_var->kind == IterKind::Reduce)
+          throw ScheduleError(P, "loop " + l->loop_var->name +
+                                     " binds both spatial and reduction variables of block " +
+                                     a.block->block->name);
   }
 
   Stmt rebuilt = wrap_loops(reordered, chain.back()->body);

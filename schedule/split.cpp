@@ -1,4 +1,6 @@
 // split: one loop into a nest of loops whose extents are the factors.
+#include <algorithm>
+
 #include "ir/text/printer.h"
 #include "schedule/loop_rewrite.h"
 #include "schedule/schedule.h"
@@ -49,6 +51,13 @@ std::vector<LoopRV> Schedule::split(LoopRV loop_rv, const std::vector<SplitFacto
       throw ScheduleError(P,
                           "factor " + std::to_string(v) + " for loop " + name + " is not positive");
     values[k] = v;
+    // The split loops' iteration space must stay within the loop variable's
+    // type, or `i_0 * f + i_1` wraps around.
+    const int bits = std::min(loop->loop_var->dtype.bits(), 63);
+    const int64_t limit = (int64_t{1} << (bits - 1)) - 1;
+    if (v > limit / known || known * v > limit - *min)
+      throw ScheduleError(
+          P, "the factors of loop " + name + " overflow its type " + loop->loop_var->dtype.str());
     known *= v;
   }
   if (none_at >= 0) {
@@ -60,6 +69,9 @@ std::vector<LoopRV> Schedule::split(LoopRV loop_rv, const std::vector<SplitFacto
   }
   int64_t product = 1;
   for (int64_t v : values) product *= v;
+  if (product > (int64_t{1} << (std::min(loop->loop_var->dtype.bits(), 63) - 1)) - 1 - *min)
+    throw ScheduleError(
+        P, "the factors of loop " + name + " overflow its type " + loop->loop_var->dtype.str());
   const bool over_cover = product > *extent;
   if (over_cover && has_stmt_outside_blocks(loop->body))
     throw ScheduleError(

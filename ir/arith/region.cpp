@@ -101,9 +101,24 @@ class AccessCollector : public ExprVisitor {
         for (const Expr& v : n->iter_values) visit(v);
         visit(n->predicate);
         const BlockNode& inner = *n->block;
-        for (size_t k = 0; k < inner.iter_vars.size() && k < n->iter_values.size(); ++k)
-          vmap_[inner.iter_vars[k].var.get()] = subst(n->iter_values[k]);
+        std::vector<const VarNode*> ranged;
+        for (size_t k = 0; k < inner.iter_vars.size() && k < n->iter_values.size(); ++k) {
+          const IterVar& iv = inner.iter_vars[k];
+          if (!iv.var) continue;
+          Expr binding = subst(n->iter_values[k]);
+          if (binding_within_domain(binding, iv)) {
+            vmap_[iv.var.get()] = binding;
+          } else {
+            // A binding that may leave the iteration domain (a split that does
+            // not divide, guarded by T.where) only runs inside it: relax the
+            // variable over its declared domain instead.
+            vmap_.erase(iv.var.get());
+            dom_[iv.var.get()] = Range::from_min_extent(subst(iv.dom.min), subst(iv.dom.extent));
+            ranged.push_back(iv.var.get());
+          }
+        }
         collect_block(inner);
+        for (const VarNode* v : ranged) dom_.erase(v);
         return;
       }
       case StmtKind::Seq:
@@ -168,6 +183,19 @@ class AccessCollector : public ExprVisitor {
   }
 
   Expr subst(const Expr& e) const { return e ? substitute(e, vmap_) : e; }
+
+  // Whether every value `binding` takes over the enclosing loops provably lies
+  // in the iteration variable's domain (unknown domains count as yes).
+  bool binding_within_domain(const Expr& binding, const IterVar& iv) const {
+    if (!iv.dom.min || !iv.dom.extent) return true;
+    auto r = arith::relax_interval(binding, dom_, analyzer_);
+    if (!r) return true;
+    Expr min = subst(iv.dom.min);
+    Expr last = make_binary(ExprKind::Sub, make_binary(ExprKind::Add, min, subst(iv.dom.extent)),
+                            make_const(min.dtype(), 1));
+    if (r->lo.dtype() != min.dtype() || r->hi.dtype() != last.dtype()) return true;
+    return analyzer_.can_prove(r->lo >= min) && analyzer_.can_prove(r->hi <= last);
+  }
 
   bool excluded(const Buffer& b) const {
     return !b || local_.count(b.get()) || (b->data && local_data_.count(b->data.get()));

@@ -433,6 +433,97 @@ def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
       "reindex: block P accesses buffer B in the loop nest of block R");
 }
 
+// Found by the randomized schedule test: reindexing the write of a decomposed
+// reduction's init block left C_update updating C with nothing initializing it.
+TEST_CASE("reindex refuses the init block of a decomposed reduction", "[schedule][cache]") {
+  Schedule s(parse(R"(
+@T.prim_func
+def main(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32"), C: T.Buffer((8, 8), "float32")):
+    for i, j in T.grid(8, 8):
+        with T.block("C_init"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = T.float32(0)
+    for i, j, k in T.grid(8, 8, 8):
+        with T.block("C_update"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+)"));
+  REQUIRE(verify(s.func("main")).empty());
+  BlockRV init = s.get_block("C_init");
+  expect_refused(
+      s, [&] { s.reindex(init, {true, 0}); },
+      "reindex: buffer C is also written by block C_update");
+}
+
+// Found by the randomized schedule test: reindexing the guarded read of a
+// padding block copied data[v2 - 1, ...] for every v2 and read out of bounds;
+// cache primitives on the root block threw a plain Error.
+TEST_CASE("reindex refuses a guarded read; root block refusals", "[schedule][cache]") {
+  Schedule s(load_example("conv2d_nchw.tir"));
+  BlockRV pad = s.get_block("data_pad");
+  expect_refused(
+      s, [&] { s.reindex(pad, {false, 0}); },
+      "reindex: the access of buffer data in block data_pad leaves the buffer");
+  Schedule r(load_example("matmul.tir"));
+  BlockRV root = r.get_block("root");
+  expect_refused(
+      r, [&] { r.cache_read(root, 0, "shared"); },
+      "cache_read: block root has no enclosing scope block");
+  expect_refused(
+      r, [&] { r.cache_write(root, 0, "local"); },
+      "cache_write: block root has no enclosing scope block");
+  expect_refused(
+      r, [&] { r.reindex(root, {true, 0}); }, "reindex: block root has no enclosing scope block");
+}
+
+// Found by the randomized schedule test: cache_write of a block inside an
+// outer block copied the whole buffer back from each outer instance.
+TEST_CASE("cache_write refuses a block writing one element per outer block", "[schedule][cache]") {
+  Schedule s(parse(R"(
+@T.prim_func
+def main(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
+    for i, j in T.grid(4, 8):
+        with T.block("B_o"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(A[vi, vj])
+            T.writes(B[vi, vj])
+            with T.block("B"):
+                wi = T.axis.spatial(4, vi)
+                wj = T.axis.spatial(8, vj)
+                T.reads(A[wi, wj])
+                T.writes(B[wi, wj])
+                B[wi, wj] = A[wi, wj] * T.float32(2)
+)"));
+  BlockRV b = s.get_block("B");
+  expect_refused(
+      s, [&] { s.cache_write(b, 0, "shared"); },
+      "cache_write: block B does not write the whole of buffer B within block B_o");
+}
+
+// Found by the randomized schedule test: cache_read inside an outer block
+// copied all of B there, past the outer block's T.reads.
+TEST_CASE("cache_read refuses when an outer block reads part of the buffer", "[schedule][cache]") {
+  Schedule s(parse(R"(
+@T.prim_func
+def main(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
+    for i in range(4):
+        with T.block("B_o"):
+            vi = T.axis.spatial(4, i)
+            T.reads(A[vi, 0:8])
+            T.writes(B[vi, 0:8])
+            for j in range(8):
+                with T.block("B"):
+                    vj = T.axis.spatial(8, j)
+                    T.reads(A[vi, vj])
+                    T.writes(B[vi, vj])
+                    B[vi, vj] = A[vi, vj] * T.float32(2)
+)"));
+  BlockRV b = s.get_block("B");
+  expect_refused(
+      s, [&] { s.cache_read(b, 0, "shared"); },
+      "cache_read: block B_o around block B reads only part of buffer A");
+}
+
 TEST_CASE("primitives refuse handles of blocks that are gone", "[schedule][cache]") {
   Schedule s(load_example("matmul.tir"));
   BlockRV stale{42};

@@ -140,6 +140,60 @@ def main(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: 
   expect_sound(mm, sch);
 }
 
+// Found by the randomized schedule test: inside an outer block, the inner
+// block's over-covering binding made the outer block's inferred reads reach
+// past its T.reads (region inference ignored the T.where guard).
+TEST_CASE("split over-covering inside a nested block keeps outer regions", "[schedule][loops]") {
+  IRModule mod = parse_module(R"(
+@T.prim_func
+def main(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32")):
+    for i in range(8):
+        with T.block("B_o"):
+            vi_o = T.axis.spatial(8, i)
+            T.reads(A[vi_o, 0:8])
+            T.writes(B[vi_o, 0:8])
+            for j in range(8):
+                with T.block("B"):
+                    vj_i = T.axis.spatial(8, j)
+                    T.reads(A[vi_o, vj_i])
+                    T.writes(B[vi_o, vj_i])
+                    B[vi_o, vj_i] = A[vi_o, vj_i] + T.float32(1)
+)");
+  REQUIRE(verify(mod).empty());
+  Schedule sch(mod);
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block("B"));
+  sch.split(loops.back(), {3, nullptr});
+  expect_sound(mod, sch);
+}
+
+// Found by the randomized schedule test: factors whose product overflows the
+// int32 loop variable produced bindings that wrapped around.
+TEST_CASE("split refuses factors that overflow the loop type", "[schedule][loops]") {
+  IRModule mm = example("matmul.tir");
+  Schedule sch(mm);
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
+  expect_refused(
+      sch, [&] { sch.split(loops[0], {239622, 257613, 32}); },
+      "split: the factors of loop i overflow its type int32");
+  expect_refused(
+      sch, [&] { sch.split(loops[0], {nullptr, int64_t{1} << 40}); },
+      "split: the factors of loop i overflow its type int32");
+}
+
+// Found by the randomized schedule test: after fusing i, j, k and splitting,
+// swapping the two parts ran reduction steps of C[vi, vj] before the step
+// that initializes it.
+TEST_CASE("reorder refuses loops binding spatial and reduction variables", "[schedule][loops]") {
+  IRModule mm = example("matmul.tir");
+  Schedule sch(mm);
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
+  LoopRV fused = sch.fuse(loops);
+  std::vector<LoopRV> parts = sch.split(fused, {nullptr, 1000});
+  expect_refused(
+      sch, [&] { sch.reorder({parts[1], parts[0]}); },
+      "reorder: loop i_j_k_fused_0 binds both spatial and reduction variables of block C");
+}
+
 TEST_CASE("split on conv2d and softmax, three factors", "[schedule][loops]") {
   IRModule conv = example("conv2d_nchw.tir");
   Schedule sch(conv);

@@ -144,6 +144,36 @@ TEST_CASE("decompose_reduction refusals", "[schedule][reduction]") {
     check_refused(
         s, [&] { s.decompose_reduction(b, inner); }, "loop k1 binds reduction variable v_k1");
   }
+  // Found by the randomized schedule test: a row sum computed at the column
+  // loop of its consumer is redone (and re-initialized) for every j; an init
+  // hoisted above j let the 4 repeats accumulate.
+  SECTION("a loop that repeats the reduction") {
+    IRModule mod = parse_module(R"(
+@T.prim_func
+def main(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4, 4), "float32")):
+    S = T.alloc_buffer((4,), "float32")
+    for i, j in T.grid(4, 4):
+        for k in range(4):
+            with T.block("S"):
+                vi, vk = T.axis.remap("SR", [i, k])
+                with T.init():
+                    S[vi] = T.float32(0)
+                S[vi] = S[vi] + A[vi, vk]
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = S[vi] + A[vi, vj]
+)");
+    Schedule s = schedule_of(mod);
+    BlockRV b = s.get_block("S");
+    std::vector<LoopRV> loops = s.get_loops(b);
+    check_refused(
+        s, [&] { s.decompose_reduction(b, loops[1]); },
+        "decompose_reduction: loop j repeats the reduction of block S without binding any of its "
+        "variables");
+    // Below the repeating loop it is fine.
+    s.decompose_reduction(b, loops[2]);
+    check_valid(mod, s);
+  }
 }
 
 // ---- rfactor -----------------------------------------------------------------
