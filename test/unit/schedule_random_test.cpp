@@ -9,6 +9,7 @@
 // TIRC_RANDOM_VERBOSE: print per-primitive applied/refused counts.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -213,8 +214,21 @@ class RandomScheduler {
       size_t n = 2 + pick(2);
       std::vector<SplitFactor> factors;
       size_t none_at = coin(0.8) ? pick(n) : n;
-      for (size_t i = 0; i < n; ++i)
-        factors.push_back(i == none_at ? SplitFactor(nullptr) : random_factor(extent));
+      if (coin(0.02)) {  // factors overflowing the int32 loop variable: refused
+        for (size_t i = 0; i < n; ++i) factors.push_back(int64_t{1} << 20);
+      } else {
+        // Over-covering, but by at most about twice: the interpreter runs
+        // every iteration of the result.
+        for (int attempt = 0; attempt < 20; ++attempt) {
+          factors.clear();
+          int64_t product = 1;
+          for (size_t i = 0; i < n; ++i) {
+            factors.push_back(i == none_at ? SplitFactor(nullptr) : random_factor(extent));
+            product *= factors.back().value.value_or(1);
+          }
+          if (product <= 2 * extent + 16) break;
+        }
+      }
       bool preserve = coin(0.8);
       return [&s, l, factors, preserve] { s.split(*l, factors, preserve); };
     }
@@ -419,6 +433,7 @@ RunSummary run_program(const std::string& file, uint64_t program_seed,
     RandomScheduler random(sch, seed, counts);
     int steps = 4 + static_cast<int>(seed % 9);
     std::string problem;
+    auto start = std::chrono::steady_clock::now();
     try {
       for (int i = 0; i < steps && problem.empty(); ++i)
         if (auto p = random.step()) problem = *p;
@@ -426,6 +441,10 @@ RunSummary run_program(const std::string& file, uint64_t program_seed,
     } catch (const std::exception& e) {
       problem = std::string("exception while checking: ") + e.what();
     }
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (std::getenv("TIRC_RANDOM_VERBOSE") && seconds > 1)
+      std::cout << file << " sequence " << seq << " took " << seconds << " s\n";
     summary.sequences++;
     if (!problem.empty()) {
       summary.failures++;
