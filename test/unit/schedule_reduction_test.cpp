@@ -266,6 +266,26 @@ TEST_CASE("blockize a tiled matmul at the inner tile", "[schedule][reduction]") 
   CHECK(std::get<bool>(inst.keywords[1].second.v));
 }
 
+// Found by the randomized schedule test: the outer block's init kept the
+// inner block's predicate over inner loops it does not copy (u_0 unbound).
+TEST_CASE("blockize of a predicated reduction drops the predicate from the init",
+          "[schedule][reduction]") {
+  IRModule m = parse_module(R"(
+@T.prim_func
+def main(A: T.Buffer((4, 4), "float32"), C: T.Buffer((4,), "float32")):
+    for i, k, u_0, u_1 in T.grid(4, 4, 2, 2):
+        with T.block("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            T.where(u_0 * 2 + u_1 < 1)
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + A[vi, vk]
+)");
+  Schedule s(m);
+  s.blockize(s.get_loops(s.get_block("C"))[2]);
+  check_valid(m, s);
+}
+
 TEST_CASE("blockize an elementwise inner loop", "[schedule][reduction]") {
   IRModule m = parse_module(kElemSplit);
   Schedule s(m);
