@@ -52,4 +52,8 @@ bool is_param_buffer(const PrimFunc& f, const Buffer& b);
 bool uses_var(const Expr& e, const VarNode* v);
 bool uses_var(const Stmt& s, const VarNode* v);
 
+// The conjuncts of a block predicate that use none of the `dropped` loop
+// variables (for a block copied out from under those loops: an init).
+Expr keep_conjuncts(const Expr& pred, const std::vector<const VarNode*>& dropped);
+
 }  // namespace tirc

@@ -110,16 +110,22 @@ Stmt blockized_init(const BlockRealizeNode& inner, const std::vector<const ForNo
   init->body = substitute(b.init, subst);
   VarMap loop_subst;
   std::vector<std::pair<const ForNode*, Var>> kept;
+  std::vector<const VarNode*> dropped;
   for (const ForNode* l : inner_loops) {
     bool used = std::any_of(values.begin(), values.end(),
                             [&](const Expr& v) { return uses_var(v, l->loop_var.get()); });
-    if (!used) continue;
+    if (!used) {
+      dropped.push_back(l->loop_var.get());
+      continue;
+    }
     Var nv = make_var(l->loop_var->name + "_init", l->loop_var->dtype);
     loop_subst[l->loop_var.get()] = nv;
     kept.push_back({l, nv});
   }
   for (Expr& v : values) v = substitute(v, loop_subst);
-  Stmt s = make_block_realize(values, substitute(inner.predicate, loop_subst), with_regions(init));
+  // Conjuncts over loops the init does not copy would refer to no loop.
+  Expr predicate = keep_conjuncts(inner.predicate, dropped);
+  Stmt s = make_block_realize(values, substitute(predicate, loop_subst), with_regions(init));
   for (size_t i = kept.size(); i-- > 0;) {
     const ForNode* l = kept[i].first;
     s = make_for(kept[i].second, l->min, l->extent, l->for_kind, s, l->thread_tag);

@@ -302,6 +302,17 @@ class ComputeAtPlanner {
           !(an.can_prove(doms[k]->lo <= dom_lo) && an.can_prove(doms[k]->hi >= dom_hi)))
         fail("block " + block_name_ +
              " would cover only part of the domain of its reduce variable " + iv.var->name);
+      // A moved consumer must still produce all of its output: iterations
+      // reading none of the producer's region (a padding border) would be lost.
+      if (reverse_ && !full) {
+        ConstIntBound lo_b = an.const_int_bound(doms[k]->lo);
+        ConstIntBound hi_b = an.const_int_bound(doms[k]->hi);
+        if (!(lo_b.min && hi_b.max &&
+              an.can_prove(make_const(dom_lo.dtype(), *lo_b.min) <= dom_lo) &&
+              an.can_prove(make_const(dom_hi.dtype(), *hi_b.max) >= dom_hi)))
+          fail("block " + block_name_ + " would cover only part of the domain of " + iv.var->name +
+               " under loop " + loop_name_);
+      }
       Expr lo = full ? dom_lo : doms[k]->lo;
       Expr extent =
           full ? iv.dom.extent : an.simplify(doms[k]->hi - doms[k]->lo + one_like(doms[k]->lo));

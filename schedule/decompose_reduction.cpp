@@ -14,19 +14,6 @@ namespace {
 
 constexpr const char* kPrimitive = "decompose_reduction";
 
-// The conjuncts of a predicate that use none of the dropped loops.
-Expr keep_conjuncts(const Expr& pred, const std::vector<const VarNode*>& dropped) {
-  if (auto* b = pred.as<BinaryNode>(); b && b->kind == ExprKind::And) {
-    Expr a = keep_conjuncts(b->a, dropped), c = keep_conjuncts(b->b, dropped);
-    if (is_const_int(a, 1)) return c;
-    if (is_const_int(c, 1)) return a;
-    return logical_and(a, c);
-  }
-  for (const VarNode* v : dropped)
-    if (uses_var(pred, v)) return make_bool(true);
-  return pred;
-}
-
 }  // namespace
 
 BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {

@@ -230,6 +230,14 @@ BlockRV Schedule::reindex(BlockRV block, BufferIndex buffer) {
     throw ScheduleError(
         P, "block " + bname + " reads buffer " + buf->name + " without initializing it");
 
+  // The copy spans the block's whole iteration domain, which inside an outer
+  // block each instance only covers the part its variables select.
+  for (const IterVar& outer : loc.scope->block->iter_vars)
+    for (const Expr& v : loc.realize->iter_values)
+      if (uses_var(v, outer.var.get()))
+        throw ScheduleError(P, "block " + bname + " depends on the variables of block " +
+                                   loc.scope->block->name + " around it");
+
   AccessCollector collector(buf);
   if (blk.init) collector.visit(blk.init);
   collector.visit(blk.body);

@@ -167,6 +167,21 @@ BlockRV Schedule::rfactor(LoopRV loop, int factor_axis) {
   if (!binds_reduce)
     throw ScheduleError(kPrimitive, "loop " + loop_name +
                                         " does not bind a reduction variable of block " + blk.name);
+  // Every loop of the nest becomes a spatial or a reduction variable of the
+  // rfactor block: a loop feeding both kinds (spatial and reduction loops
+  // fused) would make the new reduction variable span several outputs, whose
+  // init then runs only for the first.
+  for (const ForNode* l : loops) {
+    bool spatial = false, reduce = false;
+    for (size_t i = 0; i < blk.iter_vars.size(); ++i) {
+      if (!uses_var(realize->iter_values[i], l->loop_var.get())) continue;
+      (blk.iter_vars[i].kind == IterKind::Reduce ? reduce : spatial) = true;
+    }
+    if (spatial && reduce)
+      throw ScheduleError(kPrimitive, "loop " + l->loop_var->name +
+                                          " binds both spatial and reduction variables of block " +
+                                          blk.name);
+  }
   std::optional<Reducer> red = match_reducer(blk.body);
   if (!red)
     throw ScheduleError(kPrimitive,

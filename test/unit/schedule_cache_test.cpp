@@ -498,6 +498,10 @@ def main(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
   expect_refused(
       s, [&] { s.cache_write(b, 0, "shared"); },
       "cache_write: block B does not write the whole of buffer B within block B_o");
+  // The same for reindex, which copies the block's whole iteration domain.
+  expect_refused(
+      s, [&] { s.reindex(b, {false, 0}); },
+      "reindex: block B depends on the variables of block B_o around it");
 }
 
 // Found by the randomized schedule test: cache_read inside an outer block

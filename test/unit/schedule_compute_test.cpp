@@ -771,6 +771,28 @@ TEST_CASE("reverse_compute_at: refusals", "[schedule][compute]") {
                    },
                    {"reverse_compute_at: block B has no producers"});
   }
+  // Found by the randomized schedule test: under the producer's loop a padding
+  // consumer only ran where it reads the producer and left its border unset.
+  SECTION("consumer would lose part of its output") {
+    expect_refusal(R"(
+@T.prim_func
+def main(A: T.Buffer((8,), "float32"), B: T.Buffer((10,), "float32")):
+    A_s = T.alloc_buffer((8,), "float32")
+    for i in range(8):
+        with T.block("A_s"):
+            vi = T.axis.spatial(8, i)
+            A_s[vi] = A[vi]
+    for j in range(10):
+        with T.block("pad"):
+            vj = T.axis.spatial(10, j)
+            B[vj] = T.if_then_else(1 <= vj and vj < 9, A_s[vj - 1], T.float32(0))
+)",
+                   kNothing,
+                   [](Schedule& s) {
+                     s.reverse_compute_at(s.get_block("pad"), s.get_loops(s.get_block("A_s"))[0]);
+                   },
+                   {"reverse_compute_at: block pad would cover only part of the domain of vj"});
+  }
 }
 
 // ---- compute_inline -----------------------------------------------------------

@@ -9,6 +9,7 @@
 // TIRC_RANDOM_VERBOSE: print per-primitive applied/refused counts.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -213,8 +214,21 @@ class RandomScheduler {
       size_t n = 2 + pick(2);
       std::vector<SplitFactor> factors;
       size_t none_at = coin(0.8) ? pick(n) : n;
-      for (size_t i = 0; i < n; ++i)
-        factors.push_back(i == none_at ? SplitFactor(nullptr) : random_factor(extent));
+      if (coin(0.02)) {  // factors overflowing the int32 loop variable: refused
+        for (size_t i = 0; i < n; ++i) factors.push_back(int64_t{1} << 20);
+      } else {
+        // Over-covering, but by at most about twice: the interpreter runs
+        // every iteration of the result.
+        for (int attempt = 0; attempt < 20; ++attempt) {
+          factors.clear();
+          int64_t product = 1;
+          for (size_t i = 0; i < n; ++i) {
+            factors.push_back(i == none_at ? SplitFactor(nullptr) : random_factor(extent));
+            product *= factors.back().value.value_or(1);
+          }
+          if (product <= 2 * extent + 16) break;
+        }
+      }
       bool preserve = coin(0.8);
       return [&s, l, factors, preserve] { s.split(*l, factors, preserve); };
     }
@@ -375,7 +389,7 @@ class RandomScheduler {
 
 bool has_reassociating_step(const Trace& t) {
   for (const Instruction& i : t.instructions())
-    if (i.kind == "rfactor") return true;
+    if (i.kind == "rfactor" || i.kind == "reorder") return true;
   return false;
 }
 
@@ -386,7 +400,8 @@ std::string check_result(const IRModule& original, const Schedule& sch) {
   std::vector<Diagnostic> diags = verify(sch.mod());
   if (!diags.empty()) return "verify: " + diags.front().message;
   EquivResult eq = check_equivalent(before, after, 1);
-  // rfactor reassociates a float reduction (softmax's exp sums): allow rounding.
+  // rfactor, and reorder of reduction loops, reassociate a float reduction
+  // (softmax's sums of exp values are not small integers): allow rounding.
   if (!eq.equal && has_reassociating_step(sch.trace()))
     eq = check_equivalent(before, after, 1, 0, true, 1e-5, 1e-6);
   if (!eq.equal) return "not equivalent: " + eq.message;
@@ -419,6 +434,7 @@ RunSummary run_program(const std::string& file, uint64_t program_seed,
     RandomScheduler random(sch, seed, counts);
     int steps = 4 + static_cast<int>(seed % 9);
     std::string problem;
+    auto start = std::chrono::steady_clock::now();
     try {
       for (int i = 0; i < steps && problem.empty(); ++i)
         if (auto p = random.step()) problem = *p;
@@ -426,6 +442,10 @@ RunSummary run_program(const std::string& file, uint64_t program_seed,
     } catch (const std::exception& e) {
       problem = std::string("exception while checking: ") + e.what();
     }
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (std::getenv("TIRC_RANDOM_VERBOSE") && seconds > 1)
+      std::cout << file << " sequence " << seq << " took " << seconds << " s\n";
     summary.sequences++;
     if (!problem.empty()) {
       summary.failures++;
@@ -471,12 +491,9 @@ TEST_CASE("random primitive sequences keep programs equivalent and verified",
     std::cout << "[schedule][random] " << sequences << " sequences, " << failures << " failures\n"
               << summary;
   CHECK(failures == 0);
-  // Every family must actually get applied somewhere, or the test proves little.
-  for (const auto& [kind, c] : counts) {
-    INFO(kind);
-    CHECK(c.applied + c.refused > 0);
-  }
-  CHECK(counts.size() >= 20);
+  // Every family must actually get drawn, or the test proves little (a
+  // rerun of one sequence draws only a few).
+  if (sequences >= 100) CHECK(counts.size() == 22);
 }
 
 TEST_CASE("random scheduler refusals leave schedule unchanged and are counted",

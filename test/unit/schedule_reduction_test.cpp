@@ -178,6 +178,28 @@ def main(A: T.Buffer((4, 4), "float32"), B: T.Buffer((4, 4), "float32")):
 
 // ---- rfactor -----------------------------------------------------------------
 
+// Found by the randomized schedule test: with j and k fused, the rfactor
+// block's reduction variable spanned several outputs and only the first one
+// was initialized.
+TEST_CASE("rfactor refuses a nest with a loop binding both kinds", "[schedule][reduction]") {
+  IRModule m = parse_module(R"(
+@T.prim_func
+def main(A: T.Buffer((4, 4), "float32"), C: T.Buffer((4,), "float32")):
+    for jk, k1 in T.grid(16, 1):
+        with T.block("C"):
+            vj = T.axis.spatial(4, jk // 4)
+            vk = T.axis.reduce(4, jk % 4 + k1)
+            with T.init():
+                C[vj] = T.float32(0)
+            C[vj] = C[vj] + A[vj, vk]
+)");
+  Schedule s(m);
+  LoopRV k1 = s.get_loops(s.get_block("C"))[1];
+  check_refused(
+      s, [&] { s.rfactor(k1, 0); },
+      "rfactor: loop jk binds both spatial and reduction variables of block C");
+}
+
 TEST_CASE("rfactor of matmul over k", "[schedule][reduction]") {
   IRModule m = parse_module(kMatmul);
   Schedule s(m);
@@ -264,6 +286,26 @@ TEST_CASE("blockize a tiled matmul at the inner tile", "[schedule][reduction]") 
   CHECK(inst.keywords[0].first == "target");
   CHECK(inst.keywords[1].first == "preserve_unit_iters");
   CHECK(std::get<bool>(inst.keywords[1].second.v));
+}
+
+// Found by the randomized schedule test: the outer block's init kept the
+// inner block's predicate over inner loops it does not copy (u_0 unbound).
+TEST_CASE("blockize of a predicated reduction drops the predicate from the init",
+          "[schedule][reduction]") {
+  IRModule m = parse_module(R"(
+@T.prim_func
+def main(A: T.Buffer((4, 4), "float32"), C: T.Buffer((4,), "float32")):
+    for i, k, u_0, u_1 in T.grid(4, 4, 2, 2):
+        with T.block("C"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            T.where(u_0 * 2 + u_1 < 1)
+            with T.init():
+                C[vi] = T.float32(0)
+            C[vi] = C[vi] + A[vi, vk]
+)");
+  Schedule s(m);
+  s.blockize(s.get_loops(s.get_block("C"))[2]);
+  check_valid(m, s);
 }
 
 TEST_CASE("blockize an elementwise inner loop", "[schedule][reduction]") {
