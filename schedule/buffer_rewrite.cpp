@@ -93,6 +93,15 @@ bool writes_buffer(const BlockNode& b, const Buffer& buf) {
   return region_has(b.writes, buf);
 }
 
+Buffer block_buffer(const BlockNode& blk, BufferIndex index, const char* primitive) {
+  const auto& list = index.is_write ? blk.writes : blk.reads;
+  if (index.index < 0 || static_cast<size_t>(index.index) >= list.size())
+    throw ScheduleError(primitive, "block " + blk.name + " has " + std::to_string(list.size()) +
+                                       (index.is_write ? " write" : " read") + " buffers, index " +
+                                       std::to_string(index.index) + " is out of range");
+  return list[static_cast<size_t>(index.index)].buffer;
+}
+
 bool is_allocated_buffer(const PrimFunc& f, const Buffer& buf) {
   AllocFinder finder(buf);
   finder.visit(f->body);

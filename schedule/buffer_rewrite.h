@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/function.h"
+#include "schedule/schedule.h"
 #include "schedule/state.h"
 
 namespace tirc {
@@ -35,6 +36,10 @@ std::optional<size_t> top_index_of(const std::vector<Stmt>& top, const BlockReal
 
 bool reads_buffer(const BlockNode& b, const Buffer& buf);
 bool writes_buffer(const BlockNode& b, const Buffer& buf);
+
+// The buffer at `index` of the block's T.reads or T.writes; refuses an index
+// out of range (ScheduleError of `primitive`).
+Buffer block_buffer(const BlockNode& blk, BufferIndex index, const char* primitive);
 
 // True when some block of f allocates buf.
 bool is_allocated_buffer(const PrimFunc& f, const Buffer& buf);

@@ -11,11 +11,7 @@ namespace {
 // function (not a parameter).
 Buffer allocated_write_buffer(const PrimFunc& f, const BlockNode& blk, int index,
                               const char* primitive) {
-  if (index < 0 || static_cast<size_t>(index) >= blk.writes.size())
-    throw ScheduleError(primitive,
-                        "block " + blk.name + " has " + std::to_string(blk.writes.size()) +
-                            " write buffers, index " + std::to_string(index) + " is out of range");
-  Buffer buf = blk.writes[static_cast<size_t>(index)].buffer;
+  Buffer buf = block_buffer(blk, {true, index}, primitive);
   if (is_param_buffer(f, buf))
     throw ScheduleError(primitive, "buffer " + buf->name + " written by block " + blk.name +
                                        " is a function parameter");

@@ -11,11 +11,6 @@ namespace tirc {
 
 namespace {
 
-std::string index_out_of_range(const BlockNode& b, size_t count, const char* what, int index) {
-  return "block " + b.name + " has " + std::to_string(count) + " " + what + " buffers, index " +
-         std::to_string(index) + " is out of range";
-}
-
 // Names built from a scope ("shared.dyn") must stay identifiers.
 std::string cache_name(const Buffer& buf, const std::string& scope) {
   std::string name = buf->name + "_" + scope;
@@ -118,10 +113,8 @@ BlockRV Schedule::cache_read(BlockRV block, int read_buffer_index, const std::st
   const PrimFunc f = mod_.at(entry.func);
   BlockInScope loc = locate_block(f->body, entry.name, P);
   const BlockNode& blk = *loc.realize->block;
-  if (read_buffer_index < 0 || static_cast<size_t>(read_buffer_index) >= blk.reads.size())
-    throw ScheduleError(P, index_out_of_range(blk, blk.reads.size(), "read", read_buffer_index));
+  Buffer src = block_buffer(blk, {false, read_buffer_index}, P);
   if (storage_scope.empty()) throw ScheduleError(P, "the storage scope is empty");
-  Buffer src = blk.reads[static_cast<size_t>(read_buffer_index)].buffer;
   if (writes_buffer(blk, src))
     throw ScheduleError(P, "block " + blk.name + " both reads and writes buffer " + src->name);
   // The cache copies the whole buffer, which an outer block must declare.
@@ -196,10 +189,8 @@ BlockRV Schedule::cache_write(BlockRV block, int write_buffer_index,
   const PrimFunc f = mod_.at(entry.func);
   BlockInScope loc = locate_block(f->body, entry.name, P);
   const BlockNode& blk = *loc.realize->block;
-  if (write_buffer_index < 0 || static_cast<size_t>(write_buffer_index) >= blk.writes.size())
-    throw ScheduleError(P, index_out_of_range(blk, blk.writes.size(), "write", write_buffer_index));
+  Buffer dst = block_buffer(blk, {true, write_buffer_index}, P);
   if (storage_scope.empty()) throw ScheduleError(P, "the storage scope is empty");
-  Buffer dst = blk.writes[static_cast<size_t>(write_buffer_index)].buffer;
   // The write-back copies the whole buffer, so the block must produce all of it.
   if (!writes_whole_buffer(blk, dst))
     throw ScheduleError(P,

@@ -18,15 +18,6 @@ namespace {
 // Maps with more points than this are not enumerated to check bijectivity.
 constexpr int64_t kMaxCheckedPoints = int64_t{1} << 22;
 
-Buffer block_buffer(const BlockNode& blk, BufferIndex index, const char* primitive) {
-  const auto& list = index.is_write ? blk.writes : blk.reads;
-  if (index.index < 0 || static_cast<size_t>(index.index) >= list.size())
-    throw ScheduleError(primitive, "block " + blk.name + " has " + std::to_string(list.size()) +
-                                       (index.is_write ? " write" : " read") + " buffers, index " +
-                                       std::to_string(index.index) + " is out of range");
-  return list[static_cast<size_t>(index.index)].buffer;
-}
-
 TraceValue buffer_index_value(BufferIndex index) {
   return TraceValue::Tuple{
       {TraceValue(index.is_write ? "write" : "read"), TraceValue(index.index)}};
