@@ -1,0 +1,22 @@
+// The C header declaring the entry points of an emitted object.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/function.h"
+
+namespace tirc {
+
+struct HeaderEntry {
+  std::string symbol;  // C symbol of the function (see codegen/x86/generator.h)
+  PrimFunc func;       // as written by the user (before lowering): shapes, names, dtypes
+};
+
+// A self-contained header (include guard derived from `name`, <stdint.h>,
+// extern "C" for C++) declaring `int symbol(<type>* <param>, ...)` for every
+// entry, with a comment giving each buffer's dtype and shape, and the
+// `_packed` entry points. float16/bfloat16 elements are declared as uint16_t.
+std::string write_c_header(const std::string& name, const std::vector<HeaderEntry>& entries);
+
+}  // namespace tirc

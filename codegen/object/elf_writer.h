@@ -1,0 +1,18 @@
+// ELF64 x86-64 relocatable objects from machine code.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "codegen/x86/machine_code.h"
+
+namespace tirc {
+
+// A relocatable object (ET_REL) with `.text` (code.text, aligned as
+// code.text_alignment), `.symtab`/`.strtab` (an STT_FUNC symbol per
+// code.symbols entry, global or local), `.rela.text` (R_X86_64_PLT32, addend -4,
+// against an undefined global per external call), `.shstrtab` and an empty
+// `.note.GNU-stack` (non-executable stack). Links with ld, gold and lld.
+std::vector<uint8_t> write_elf_object(const MachineCode& code);
+
+}  // namespace tirc

@@ -1,0 +1,58 @@
+// LoopNest-style planning for contraction nests: a loop nest whose innermost
+// statement is `C[c] = C[c] + A[a] * B[b]` (float32; a, b, c affine in the loop
+// variables). The plan decides, without emitting anything, where the output
+// tile lives in vector registers and how the inner loops are unrolled.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/x86/target.h"
+#include "ir/stmt.h"
+
+namespace tirc {
+
+struct ContractionPlan {
+  enum class LoopRole : unsigned char {
+    Outer,     // emitted as a normal counted loop, outside the register tile
+    TileLoop,  // a counted loop inside the tile scope (C invariant in it: a reduction loop)
+    Unrolled,  // fully unrolled inside the tile scope
+    Vector,    // the vectorised loop: unit stride in C and in the vector operand
+  };
+  struct Loop {
+    Var var;
+    int64_t extent = 0;
+    LoopRole role = LoopRole::Outer;
+    // Element strides of each access along this loop (0: does not depend on it).
+    int64_t stride_c = 0, stride_a = 0, stride_b = 0;
+  };
+
+  std::vector<Loop> loops;  // outermost first, the whole nest
+  // Index in `loops` of the tile scope: the C tile is loaded into registers
+  // before loops[tile_scope] and stored after it; every loop from there on is
+  // TileLoop, Unrolled or Vector.
+  int tile_scope = 0;
+  int vector_loop = -1;         // index in loops, or -1 (scalar FMAs)
+  int vector_lanes = 0;         // float32 lanes per register (8 or 16)
+  int vector_tail = 0;          // vector_loop extent % vector_lanes: a masked last vector
+  bool a_is_broadcast = true;   // A is broadcast and B loaded as vectors, or the reverse
+  int accumulators = 0;         // vector registers holding the C tile
+  int unrolled_fmas = 0;        // FMAs in one iteration of the innermost TileLoop
+  std::string summary() const;  // one line for logs and test failure messages
+};
+
+struct PlanLimits {
+  int max_unrolled_fmas = 320;        // LoopNest's bound on straight-line FMAs
+  int reserved_vector_registers = 4;  // operands/broadcasts beside the accumulators
+};
+
+// A plan for the nest rooted at `root`, or nullopt with *why_not set (a short
+// reason, for -v logging) when the nest is not a contraction this emitter
+// handles (non-constant extents, non-affine indices, statements beside the
+// update, an accumulator that does not fit in registers at any scope, ...).
+std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Target& target,
+                                                const PlanLimits& limits = {},
+                                                std::string* why_not = nullptr);
+
+}  // namespace tirc

@@ -1,0 +1,32 @@
+// x86-64 code generation targets and host detection.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace tirc {
+
+enum class Isa : unsigned char { avx2, avx512 };
+
+struct Target {
+  Isa isa = Isa::avx2;
+
+  std::string name() const;  // "x86-64-avx2" / "x86-64-avx512"
+  int vector_bits() const { return isa == Isa::avx512 ? 512 : 256; }
+  int vector_registers() const { return isa == Isa::avx512 ? 32 : 16; }
+  int f32_lanes() const { return vector_bits() / 32; }
+  bool operator==(const Target&) const = default;
+};
+
+// The best target the running CPU supports (AVX-512F/VL/BW/DQ, else AVX2+FMA+F16C).
+// Throws tirc::Error when the CPU has neither.
+Target host_target();
+
+// Whether code for t can run on this CPU.
+bool host_supports(const Target& t);
+
+// Accepts "x86-64-avx512", "x86-64-avx2", and "native"/"host" (= host_target()).
+// Throws tirc::Error listing the valid names otherwise.
+Target parse_target(std::string_view name);
+
+}  // namespace tirc
