@@ -128,6 +128,10 @@ int RegisterPool::reg(int id) {
     if (r < 0) r = evict(t.cls, t.low_only);
     load(temps_[id], r, temps_[id].slot);
     ++stats_.reloads;
+    // Operations write their result over an operand's register, so the
+    // memory copy is dropped: a temporary lives in a register or a slot.
+    frame_.free_spill(temps_[id].slot, temps_[id].bytes);
+    temps_[id].slot = -1;
     temps_[id].reg = r;
     (t.cls == RegClass::Gpr ? gpr_owner_ : vec_owner_)[r] = id;
   }

@@ -83,7 +83,7 @@ class RegisterPool {
     int bytes;
     bool low_only;
     int reg = -1;
-    int slot = -1;  // valid memory copy (spilled, or saved for a branch)
+    int slot = -1;  // where it lives when not in a register (never both)
     bool pinned = false;
     bool live = true;
   };
