@@ -1,0 +1,140 @@
+// Vectorized loops (full vectors + masked tails, broadcast and gather
+// operands, the serial fallback) and user-written Ramp / Broadcast vectors.
+#include "codegen/x86/emitter.h"
+#include "x86_test_util.h"
+
+using namespace tirc;
+using namespace tirc::x86test;
+
+namespace {
+
+std::string buf(const std::string& name, int n, const std::string& dtype = "float32") {
+  return name + ": T.Buffer((" + std::to_string(n) + ",), \"" + dtype + "\")";
+}
+
+}  // namespace
+
+TEST_CASE("x86: vectorized float32 loop with tails", "[x86]") {
+  for (int n : {1, 7, 8, 15, 16, 17, 33, 100}) {
+    std::string ns = std::to_string(n);
+    PrimFunc f = tir(buf("A", n) + ", " + buf("B", n) + ", " + buf("C", n) + ", s: T.float32",
+                     "    for i in T.vectorized(" + ns +
+                         "):\n"
+                         "        C[i] = A[i] * B[i] + T.max(A[i], s) - T.min(B[i], T.float32(1)) "
+                         "/ T.float32(4)\n");
+    Argument s;
+    s.float_value = 0.5;
+    for (const Target& t : targets()) {
+      INFO("n = " << n);
+      GeneratorStats st = expect_same(f, t, opts(true, 2, {s}));
+      CHECK(st.vectorized_loops == 1);
+      CHECK(st.serial_fallbacks == 0);
+    }
+  }
+}
+
+TEST_CASE("x86: vectorized int32 loop wraps and compares", "[x86]") {
+  for (int n : {5, 16, 37}) {
+    std::string ns = std::to_string(n);
+    PrimFunc f =
+        tir(buf("A", n, "int32") + ", " + buf("B", n, "int32") + ", " + buf("C", n, "int32"),
+            "    for i in T.vectorized(" + ns +
+                "):\n"
+                "        C[i] = T.Select(A[i] < B[i] or A[i] == 3, A[i] * B[i] + i, T.max(A[i], "
+                "B[i]) - T.abs(B[i])) + T.Cast(\"int32\", A[i] != B[i]) + T.Cast(\"int32\", A[i] "
+                ">= B[i]) * 2 + T.Cast(\"int32\", not (A[i] <= B[i])) * 4\n");
+    for (const Target& t : targets()) {
+      GeneratorStats st = expect_same(f, t, opts(false, 3));
+      CHECK(st.vectorized_loops == 1);
+    }
+    expect_same_all_targets(f, opts(true, 2));
+  }
+}
+
+TEST_CASE("x86: vectorized loads with stride 0, 1 and gathers", "[x86]") {
+  PrimFunc f = tir(
+      buf("A", 200) + ", " + buf("B", 10) + ", " + buf("C", 200) + ", " + buf("K", 60, "int32") +
+          ", " + buf("J", 60, "int32"),
+      "    for o in range(3):\n"
+      "        for i in T.vectorized(19):\n"
+      "            C[o * 50 + i] = A[o * 50 + i] + B[o] * A[i * 3 + o] + A[199 - i]\n"
+      "            K[o * 20 + i] = K[o * 20 + i] * J[i * 2 + 1] + T.Cast(\"int32\", A[i * 5])\n");
+  for (const Target& t : targets()) {
+    GeneratorStats st = expect_same(f, t, opts(true, 2));
+    CHECK(st.vectorized_loops == 1);
+  }
+}
+
+TEST_CASE("x86: vectorized casts and float32 to int32 saturation", "[x86]") {
+  PrimFunc f = tir(buf("A", 21) + ", " + buf("I", 21, "int32") + ", " + buf("C", 21),
+                   "    for i in T.vectorized(21):\n"
+                   "        I[i] = T.Cast(\"int32\", A[i] * T.float32(3e9)) + T.Cast(\"int32\", "
+                   "A[i] < T.float32(0))\n"
+                   "        C[i] = T.Cast(\"float32\", I[i]) + T.Cast(\"float32\", i) + "
+                   "T.floor(A[i] * T.float32(2.5)) + T.sqrt(T.abs(A[i]))\n");
+  for (const Target& t : targets()) {
+    GeneratorStats st = expect_same(f, t, opts(false, 3));
+    CHECK(st.vectorized_loops == 1);
+  }
+}
+
+TEST_CASE("x86: vectorized loop with a symbolic extent", "[x86]") {
+  PrimFunc f = tir(buf("A", 100) + ", " + buf("B", 100) + ", lo: T.int32, n: T.int32",
+                   "    for i in T.vectorized(lo, n):\n"
+                   "        B[i] = A[i] + T.float32(1)\n");
+  for (int n : {0, 3, 18, 100}) {
+    Argument lo, hi;
+    lo.int_value = 1;
+    hi.int_value = n;
+    expect_same_all_targets(f, opts(true, 1, {lo, hi}));
+  }
+}
+
+TEST_CASE("x86: vectorization falls back to the serial loop when not equivalent", "[x86]") {
+  // A read at another index than the store (a recurrence), a Let, an int division.
+  const char* bodies[] = {
+      "    for i in T.vectorized(1, 33):\n        A[i] = A[i - 1] + B[i]\n",
+      "    for i in T.vectorized(33):\n        x: T.float32 = B[i]\n        A[i] = x * x\n",
+      "    for i in T.vectorized(33):\n        A[i] = T.Cast(\"float32\", i // 3)\n",
+      "    for i in T.vectorized(16):\n        A[i * 2] = B[i]\n",
+  };
+  for (const char* body : bodies) {
+    PrimFunc f = tir(buf("A", 33) + ", " + buf("B", 33), body);
+    INFO(body);
+    for (const Target& t : targets()) {
+      GeneratorStats st = expect_same(f, t, opts(true, 2));
+      CHECK(st.vectorized_loops == 0);
+      CHECK(st.serial_fallbacks == 1);
+    }
+    std::string why;
+    auto* loop = f->body.as<ForNode>();
+    REQUIRE(loop);
+    CHECK_FALSE(can_vectorize(*loop, Isa::avx2, &why));
+    CHECK(!why.empty());
+  }
+}
+
+TEST_CASE("x86: user-written Ramp and Broadcast vectors", "[x86]") {
+  PrimFunc f = parse_func(R"(@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    for i in range(16):
+        C[T.Ramp(i * 4, 1, 4)] = A[T.Ramp(i * 4, 1, 4)] + B[T.Ramp(i * 4, 1, 4)] * T.Broadcast(T.float32(2), 4)
+)");
+  expect_same_all_targets(f);
+  PrimFunc g = parse_func(R"(@T.prim_func
+def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    for i in range(8):
+        C[T.Ramp(i * 8, 1, 8)] = A[T.Ramp(i, 8, 8)] - T.Broadcast(B[i], 8)
+)");
+  expect_same_all_targets(g);
+}
+
+TEST_CASE("x86: strided vector stores need AVX-512", "[x86]") {
+  PrimFunc f = parse_func(R"(@T.prim_func
+def main(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+    for i in range(8):
+        C[T.Ramp(i, 8, 8)] = A[T.Ramp(i * 8, 1, 8)]
+)");
+  if (host_supports(Target{Isa::avx512})) expect_same(f, Target{Isa::avx512});
+  CHECK_THROWS_AS(generate_x86({{"k", f}}, {Target{Isa::avx2}, false}), Error);
+}
