@@ -9,6 +9,7 @@
 // first used. Each slot becomes one Allocate of the first member's variable,
 // with the dtype of its largest member and enough elements for the largest
 // member's bytes; every buffer over a member's storage is re-pointed to it.
+// An allocation no statement mentions is dropped.
 // This is safe because a member's contents are never read after its last
 // statement, and a fresh Allocate promises no initial contents either.
 #include <algorithm>
@@ -108,10 +109,15 @@ class StoragePlanner : public StmtMutator {
     };
     std::vector<Slot> slots;
     std::vector<size_t> slot_of(members.size());
+    const size_t kUnused = static_cast<size_t>(-1);
     for (size_t k : order) {
       const Member& m = members[k];
+      if (m.first < 0) {
+        slot_of[k] = kUnused;
+        continue;
+      }
       size_t chosen = slots.size();
-      if (m.first >= 0 && as_const_int(m.alloc->extents.at(0)))
+      if (as_const_int(m.alloc->extents.at(0)))
         for (size_t s = 0; s < slots.size(); ++s)
           if (slots[s].scope == m.alloc->scope && slots[s].last < m.first &&
               as_const_int(members[slots[s].members[0]].alloc->extents.at(0))) {
@@ -133,6 +139,7 @@ class StoragePlanner : public StmtMutator {
 
     // Rebuild the chain, one Allocate per slot, in the original nesting order.
     for (size_t k = chain.size(); k-- > 0;) {
+      if (slot_of[k] == kUnused) continue;
       const Slot& s = slots[slot_of[k]];
       if (s.members[0] != k) continue;
       const AllocateNode* rep = chain[k];
