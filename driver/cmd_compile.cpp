@@ -36,7 +36,8 @@ void write_output(const std::string& path, const std::string& text) {
 
 int run_compile(const CompileOptions& o) {
   if (o.print_passes) {
-    for (const LoweringPass& p : lowering_passes()) std::cout << p.name << "  " << p.description << "\n";
+    for (const LoweringPass& p : lowering_passes())
+      std::cout << p.name << "  " << p.description << "\n";
     if (o.file.empty()) return kOk;
   }
   if (o.file.empty()) {

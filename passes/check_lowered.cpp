@@ -32,7 +32,8 @@ class LoweredFormChecker : public StmtVisitor {
     if (indices.size() != 1)
       fail(std::string(what) + " of buffer '" + b->name + "' has " +
            std::to_string(indices.size()) + " indices (one element offset expected)");
-    if (b->ndim() != 1 || !b->strides.empty() || (b->elem_offset && !is_const_int(b->elem_offset, 0)))
+    if (b->ndim() != 1 || !b->strides.empty() ||
+        (b->elem_offset && !is_const_int(b->elem_offset, 0)))
       fail(std::string(what) + " of buffer '" + b->name +
            "' that is not flat (1-D, compact, offset 0)");
     if (!b->data || !storage_.count(b->data.get()))

@@ -37,7 +37,8 @@ Expr flat_offset(const Buffer& b, const std::vector<Expr>& indices) {
         base = index_add(base, index_mul(indices[i], strides[i]));
       }
     }
-    DataType t = base.dtype().bits() >= ramp_stride.dtype().bits() ? base.dtype() : ramp_stride.dtype();
+    DataType t =
+        base.dtype().bits() >= ramp_stride.dtype().bits() ? base.dtype() : ramp_stride.dtype();
     return make_ramp(cast_index(base, t), cast_index(ramp_stride, t), ramp->lanes);
   }
   for (size_t i = 0; i < indices.size(); ++i)

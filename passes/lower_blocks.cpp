@@ -52,8 +52,8 @@ class BlockLowerer : public StmtMutator {
   Stmt lower_block(const BlockNode& b, const std::vector<Expr>& values, const Expr& predicate,
                    const SourceLoc& loc) {
     if (values.size() != b.iter_vars.size())
-      throw Error("block '" + b.name + "' binds " + std::to_string(values.size()) +
-                      " values to " + std::to_string(b.iter_vars.size()) + " iteration variables",
+      throw Error("block '" + b.name + "' binds " + std::to_string(values.size()) + " values to " +
+                      std::to_string(b.iter_vars.size()) + " iteration variables",
                   loc);
     VarMap vmap;
     for (size_t i = 0; i < values.size(); ++i) vmap[b.iter_vars[i].var.get()] = values[i];
@@ -78,8 +78,8 @@ class BlockLowerer : public StmtMutator {
         throw Error("buffer '" + buf->name + "' of block '" + b.name +
                         "' has a non-constant size; the lowered form allocates only constant sizes",
                     loc);
-      auto alloc = std::make_shared<AllocateNode>(buf->data, buf->dtype,
-                                                  std::vector<Expr>{make_int(*elems)}, buf->scope, body);
+      auto alloc = std::make_shared<AllocateNode>(
+          buf->data, buf->dtype, std::vector<Expr>{make_int(*elems)}, buf->scope, body);
       alloc->loc = loc;
       body = Stmt(std::move(alloc));
     }

@@ -63,7 +63,9 @@ class VarCollector : public ExprVisitor {
   void visit_var(const VarNode* v) override { vars.insert(v); }
 };
 
-int bits_of(DataType t) { return t.bits(); }
+int bits_of(DataType t) {
+  return t.bits();
+}
 
 }  // namespace
 

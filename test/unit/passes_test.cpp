@@ -28,7 +28,8 @@ std::string read_text(const std::filesystem::path& p) {
 
 std::vector<std::filesystem::path> example_files() {
   std::vector<std::filesystem::path> out;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(TIRC_SOURCE_DIR) + "/examples"))
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(TIRC_SOURCE_DIR) + "/examples"))
     if (e.path().extension() == ".tir") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
@@ -72,7 +73,8 @@ struct KindCounter {
     if (!s) return 0;
     int n = s.kind() == kind ? 1 : 0;
     switch (s.kind()) {
-      case StmtKind::For: return n + count(s.as<ForNode>()->body, kind);
+      case StmtKind::For:
+        return n + count(s.as<ForNode>()->body, kind);
       case StmtKind::Seq: {
         for (const Stmt& c : s.as<SeqStmtNode>()->seq) n += count(c, kind);
         return n;
@@ -81,19 +83,25 @@ struct KindCounter {
         auto* i = s.as<IfThenElseNode>();
         return n + count(i->then_case, kind) + count(i->else_case, kind);
       }
-      case StmtKind::LetStmt: return n + count(s.as<LetStmtNode>()->body, kind);
-      case StmtKind::Allocate: return n + count(s.as<AllocateNode>()->body, kind);
-      case StmtKind::DeclBuffer: return n + count(s.as<DeclBufferNode>()->body, kind);
+      case StmtKind::LetStmt:
+        return n + count(s.as<LetStmtNode>()->body, kind);
+      case StmtKind::Allocate:
+        return n + count(s.as<AllocateNode>()->body, kind);
+      case StmtKind::DeclBuffer:
+        return n + count(s.as<DeclBufferNode>()->body, kind);
       case StmtKind::BlockRealize: {
         const Block& b = s.as<BlockRealizeNode>()->block;
         return n + count(b->body, kind) + count(b->init, kind);
       }
-      default: return n;
+      default:
+        return n;
     }
   }
 };
 
-int count_kind(const Stmt& s, StmtKind kind) { return KindCounter::count(s, kind); }
+int count_kind(const Stmt& s, StmtKind kind) {
+  return KindCounter::count(s, kind);
+}
 
 }  // namespace
 
