@@ -894,6 +894,18 @@ int FunctionEmitter::eval_call(const CallNode& c) {
     t.bits() == 64 ? code_.vroundsd(x, x, x, k.imm) : code_.vroundss(x, x, x, k.imm);
     return v;
   }
+  if (op == "pow" && c.args.size() == 2) {
+    // pow(x, 2) is x * x exactly (the double product of two floats is exact,
+    // so rounding it once matches a float multiply); other exponents are refused.
+    auto* e = c.args[1].as<FloatImmNode>();
+    if (e && e->value == 2.0) {
+      int v = eval(c.args[0]);
+      Xmm x(regs_.reg(v));
+      t.bits() == 64 ? code_.vmulsd(x, x, x) : code_.vmulss(x, x, x);
+      round_float(x.getIdx(), t);
+      return v;
+    }
+  }
   if (op == "sqrt") {
     arity(1);
     int v = eval(c.args[0]);
