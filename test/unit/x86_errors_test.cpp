@@ -1,0 +1,155 @@
+// What the generator and the JIT refuse, and how; plus vector math calls
+// (hidden until codegen/x86/math.cpp replaces the temporary fallback).
+#include <cmath>
+
+#include "codegen/x86/math.h"
+#include "x86_test_util.h"
+
+using namespace tirc;
+using namespace tirc::x86test;
+
+namespace {
+
+std::string error_of(const PrimFunc& f, Isa isa = Isa::avx2) {
+  try {
+    generate_x86({{"k", f}}, {Target{isa}, false});
+  } catch (const Error& e) {
+    return e.message();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("x86: refuses programs outside the lowered form", "[x86]") {
+  PrimFunc blocks = parse_func(R"(@T.prim_func
+def main(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        with T.block("b"):
+            vi = T.axis.spatial(4, i)
+            A[vi] = T.float32(1)
+)");
+  CHECK(error_of(blocks).find("not in the lowered form") != std::string::npos);
+
+  PrimFunc two_d = parse_func(R"(@T.prim_func
+def main(A: T.Buffer((4, 4), "float32")):
+    for i in range(4):
+        A[i, i] = T.float32(1)
+)");
+  CHECK(error_of(two_d).find("flat buffers") != std::string::npos);
+
+  PrimFunc thread = parse_func(R"(@T.prim_func
+def main(A: T.Buffer((4,), "float32")):
+    for i in T.thread_binding(4, thread="threadIdx.x"):
+        A[i] = T.float32(1)
+)");
+  CHECK(error_of(thread).find("thread") != std::string::npos);
+}
+
+TEST_CASE("x86: errors carry the statement's source location", "[x86]") {
+  PrimFunc f = parse_func(R"(@T.prim_func
+def main(A: T.Buffer((4,), "float32")):
+    big = T.allocate([2000000], "float32", "global")
+    for i in range(4):
+        A[i] = T.float32(1)
+)");
+  try {
+    generate_x86({{"k", f}}, {Target{Isa::avx2}, false});
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.message().find("stack allocation limit") != std::string::npos);
+    CHECK(e.loc().line == 3);
+  }
+}
+
+TEST_CASE("x86: refuses unsupported types and operations", "[x86]") {
+  PrimFunc bf16 = parse_func(R"(@T.prim_func
+def main(A: T.Buffer((4,), "bfloat16")):
+    for i in range(4):
+        A[i] = A[i] + A[i]
+)");
+  CHECK(error_of(bf16).find("bfloat16") != std::string::npos);
+
+  Buffer A = make_buffer("A", DataType::float32(), {4});
+  Var i = make_var("i");
+  PrimFunc fmod = make_prim_func(
+      {{A->data, A}},
+      make_for(i, 0, 4, ForKind::Serial,
+               make_store(A, make_binary(ExprKind::Mod, make_load(A, {i}), make_float(2.0)), {i})));
+  CHECK(error_of(fmod).find("modulo") != std::string::npos);
+
+  Var unbound = make_var("u");
+  PrimFunc free_var = make_prim_func(
+      {{A->data, A}}, make_for(i, 0, 4, ForKind::Serial,
+                               make_store(A, make_cast(DataType::float32(), unbound), {i})));
+  CHECK(error_of(free_var).find("not bound") != std::string::npos);
+
+  PrimFunc unknown = make_prim_func(
+      {{A->data, A}},
+      make_for(i, 0, 4, ForKind::Serial,
+               make_store(
+                   A, make_call(DataType::float32(), "atan2", {make_load(A, {i}), make_float(1.0)}),
+                   {i})));
+  CHECK(error_of(unknown).find("atan2") != std::string::npos);
+
+  PrimFunc half_param = parse_func(R"(@T.prim_func
+def main(A: T.Buffer((4,), "float16"), s: T.float16):
+    for i in range(4):
+        A[i] = s
+)");
+  CHECK(error_of(half_param).find("float16") != std::string::npos);
+
+  CHECK_THROWS_AS(
+      generate_x86({{"bad name", make_prim_func({{A->data, A}}, make_evaluate(make_int(0)))}},
+                   {Target{Isa::avx2}, false}),
+      Error);
+}
+
+TEST_CASE("x86: the JIT checks arguments and external symbols", "[x86]") {
+  PrimFunc f = tir("A: T.Buffer((4,), \"float32\")",
+                   "    for i in range(4):\n        A[i] = T.float32(1)\n");
+  MachineCode mc = generate_x86({{"k", f}}, {Target{Isa::avx2}, false});
+  JitModule jit(mc);
+  NDArray wrong_shape(DataType::float32(), {5}), wrong_type(DataType::int32(), {4}),
+      ok(DataType::float32(), {4});
+  CHECK_THROWS_AS(call_jit(jit, "k", f, {{&wrong_shape}}), Error);
+  CHECK_THROWS_AS(call_jit(jit, "k", f, {{&wrong_type}}), Error);
+  CHECK_THROWS_AS(call_jit(jit, "k", f, {}), Error);
+  CHECK(call_jit(jit, "k", f, {{&ok}}) == 0);
+  CHECK(ok.get_float(3) == 1.0);
+
+  MachineCode bad;
+  bad.text = {0xE8, 0, 0, 0, 0, 0xC3};
+  bad.symbols.push_back({"f", 0, 6, true});
+  bad.external_calls.push_back({1, "tirc_no_such_symbol_anywhere"});
+  CHECK_THROWS_AS(JitModule(bad), Error);
+}
+
+TEST_CASE("x86: vector math calls within their documented accuracy", "[.][x86core-math]") {
+  const char* fns[] = {"exp", "log", "tanh", "erf", "sigmoid"};
+  for (const char* fn : fns) {
+    VecMathFn id;
+    REQUIRE(vec_math_fn_from_name(fn, &id));
+    MathAccuracy acc = vec_math_accuracy(id);
+    std::string arg =
+        std::string(fn) == "log" ? "T.abs(A[i]) + T.float32(0.01)" : "A[i] * T.float32(3)";
+    for (const char* loop : {"range", "T.vectorized"}) {
+      PrimFunc f = tir("A: T.Buffer((37,), \"float32\"), B: T.Buffer((37,), \"float32\")",
+                       std::string("    for i in ") + loop + "(37):\n        B[i] = T." + fn + "(" +
+                           arg + ")\n");
+      for (const Target& t : targets()) {
+        MachineCode mc = generate_x86({{"k", f}}, {t, false});
+        JitModule jit(mc);
+        std::vector<NDArray> ref = random_inputs(f, 3, false), got = ref;
+        run(f, {{&ref[0]}, {&ref[1]}});
+        REQUIRE(call_jit(jit, "k", f, {{&got[0]}, {&got[1]}}) == 0);
+        for (int64_t k = 0; k < 37; ++k) {
+          double want = ref[1].get_float(k), have = got[1].get_float(k);
+          INFO(fn << " " << loop << " " << t.name() << " element " << k);
+          CHECK(std::fabs(have - want) <=
+                acc.max_abs + acc.max_rel * std::fabs(want) + 1e-7 * std::fabs(want));
+        }
+      }
+    }
+  }
+}
