@@ -165,7 +165,9 @@ std::string disassemble_x86(const MachineCode& code, bool intel_syntax) {
 
     std::string printed;
     llvm::raw_string_ostream printed_stream(printed);
-    decoder.printer->printInst(&inst, at, "", *decoder.subtarget, printed_stream);
+    // X86's printer adds branch displacements to the address it is given, and
+    // they count from the end of the instruction.
+    decoder.printer->printInst(&inst, at + size, "", *decoder.subtarget, printed_stream);
     printed_stream.flush();
     std::string line = tidy(printed);
 

@@ -1,0 +1,306 @@
+#include <elf.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <regex>
+
+#include "codegen/object/c_header.h"
+#include "codegen/object/elf_writer.h"
+#include "ir/error.h"
+#include "ir/text/parser.h"
+#include "object_test_util.h"
+
+using namespace tirc;
+using namespace tirc::test;
+
+namespace {
+
+std::string bytes_of(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
+
+std::string write_object(const TempDir& dir, const MachineCode& code, const std::string& name) {
+  const std::string path = dir.file(name);
+  write_bytes(path, bytes_of(write_elf_object(code)));
+  return path;
+}
+
+const char* kSampleProgram = R"(#include <inttypes.h>
+#include <stdio.h>
+int add_one(float* a, int64_t n);
+int64_t call_twice_plus_one(int64_t x);
+int64_t triple_plus_one(int64_t x);
+int64_t ext_twice(int64_t x) { return 2 * x; }
+int main(void) {
+  float a[5] = {1, 2, 3, 4, 5};
+  int r = add_one(a, 5);
+  printf("%d %g %g %g %g %g\n", r, a[0], a[1], a[2], a[3], a[4]);
+  printf("%" PRId64 " %" PRId64 "\n", call_twice_plus_one(20), triple_plus_one(7));
+  return 0;
+}
+)";
+const char* kSampleOutput = "0 2 3 4 5 6\n41 22\n";
+
+const char* kParallelProgram = R"(#include <stdio.h>
+#include <stdint.h>
+#include "tirc_runtime.h"
+int par_iota(float* a, int64_t n);
+int main(void) {
+  static float a[1000];
+  tirc_set_num_threads(4);
+  int r = par_iota(a, 1000);
+  double sum = 0;
+  for (int i = 0; i < 1000; ++i) sum += a[i];
+  printf("%d %g %g\n", r, a[999], sum);
+  return 0;
+}
+)";
+
+}  // namespace
+
+TEST_CASE("ELF header, sections and layout", "[object]") {
+  const MachineCode code = sample_functions();
+  const std::vector<uint8_t> obj = write_elf_object(code);
+  REQUIRE(obj.size() > sizeof(Elf64_Ehdr));
+  Elf64_Ehdr eh;
+  std::memcpy(&eh, obj.data(), sizeof eh);
+  CHECK(std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0);
+  CHECK(eh.e_ident[EI_CLASS] == ELFCLASS64);
+  CHECK(eh.e_type == ET_REL);
+  CHECK(eh.e_machine == EM_X86_64);
+  REQUIRE(eh.e_shoff + eh.e_shnum * sizeof(Elf64_Shdr) == obj.size());
+  Elf64_Shdr text;
+  std::memcpy(&text, obj.data() + eh.e_shoff + sizeof(Elf64_Shdr), sizeof text);
+  CHECK(text.sh_offset % 64 == 0);
+  CHECK(text.sh_size == code.text.size());
+  CHECK(std::memcmp(obj.data() + text.sh_offset, code.text.data(), code.text.size()) == 0);
+}
+
+TEST_CASE("readelf sees sections, symbols and relocations", "[object]") {
+  TempDir dir;
+  const std::string obj = write_object(dir, sample_functions(), "sample.o");
+  for (const std::string tool : {"readelf", "llvm-readelf-19"}) {
+    INFO(tool);
+    const CommandResult r = run_command(tool + " -W -S -s -r " + obj, dir);
+    REQUIRE(r.status == 0);
+    CHECK(r.err.empty());
+    const std::string& s = r.out;
+    CHECK(std::regex_search(s, std::regex(R"(\.text\s+PROGBITS\s+0+ [0-9a-f]+ [0-9a-f]+ 00\s+AX\s+0\s+0\s+64)")));
+    CHECK(std::regex_search(s, std::regex(R"(\.rela\.text\s+RELA\s+0+ [0-9a-f]+ 0+18 18\s+I\s+4\s+1\s+8)")));
+    CHECK(std::regex_search(s, std::regex(R"(\.note\.GNU-stack\s+PROGBITS\s+0+ [0-9a-f]+ 0+ 00\s+0\s+0\s+1)")));
+    // sh_info of .symtab: index of the first global (null, section, helper).
+    CHECK(std::regex_search(s, std::regex(R"(\.symtab\s+SYMTAB\s+0+ [0-9a-f]+ [0-9a-f]+ 18\s+5\s+3\s+8)")));
+    CHECK(std::regex_search(s, std::regex(R"(1: 0+ +0 SECTION +LOCAL +DEFAULT +1)")));
+    CHECK(std::regex_search(s, std::regex(R"(2: 0+50 +5 FUNC +LOCAL +DEFAULT +1 helper)")));
+    CHECK(std::regex_search(s, std::regex(R"(3: 0+ +\d+ FUNC +GLOBAL +DEFAULT +1 add_one)")));
+    CHECK(std::regex_search(s, std::regex(R"(4: 0+25 +18 FUNC +GLOBAL +DEFAULT +1 call_twice_plus_one)")));
+    CHECK(std::regex_search(s, std::regex(R"(5: 0+[0-9a-f]+ +\d+ FUNC +GLOBAL +DEFAULT +1 triple_plus_one)")));
+    CHECK(std::regex_search(s, std::regex(R"(6: 0+ +0 NOTYPE +GLOBAL +DEFAULT +UND ext_twice)")));
+    CHECK(std::regex_search(s, std::regex(R"(0+2a\s+0+600000004\s+R_X86_64_PLT32\s+0+ ext_twice - 4)")));
+  }
+}
+
+TEST_CASE("objects link with gcc/ld, gold and clang/lld and run", "[object]") {
+  TempDir dir;
+  const std::string obj = write_object(dir, sample_functions(), "sample.o");
+  write_bytes(dir.file("main.c"), kSampleProgram);
+  const std::string flags = sanitizer_flags();
+  const std::vector<std::string> linkers = {
+      "cc" + flags, "cc -fuse-ld=gold" + flags,
+      flags.empty() ? "clang-19 -fuse-ld=lld" : "cc -fuse-ld=lld" + flags};
+  for (const auto& cc : linkers) {
+    INFO(cc);
+    const CommandResult link =
+        run_command(cc + " " + dir.file("main.c") + " " + obj + " -o " + dir.file("prog"), dir);
+    CHECK(link.err.empty());  // no executable-stack warning, nothing else
+    REQUIRE(link.status == 0);
+    const CommandResult run = run_command(dir.file("prog"), dir);
+    CHECK(run.status == 0);
+    CHECK(run.out == kSampleOutput);
+  }
+}
+
+TEST_CASE("linked programs get a non-executable stack", "[object]") {
+  TempDir dir;
+  const std::string obj = write_object(dir, sample_functions(), "sample.o");
+  write_bytes(dir.file("main.c"), kSampleProgram);
+  REQUIRE(run_command("cc" + sanitizer_flags() + " " + dir.file("main.c") + " " + obj + " -o " +
+                          dir.file("prog"),
+                      dir)
+              .status == 0);
+  const CommandResult r = run_command("readelf -W -l " + dir.file("prog"), dir);
+  REQUIRE(r.status == 0);
+  CHECK(std::regex_search(r.out, std::regex(R"(GNU_STACK\s+(0x0+\s+){5}RW )")));
+}
+
+TEST_CASE("an object calling tirc_parallel_for links with libtirc_runtime.a", "[object]") {
+  TempDir dir;
+  const std::string obj = write_object(dir, parallel_function(), "par.o");
+  write_bytes(dir.file("main.c"), kParallelProgram);
+  const std::string flags = sanitizer_flags();
+  std::vector<std::string> compilers = {"cc" + flags};
+  if (flags.empty()) compilers.push_back("clang-19 -fuse-ld=lld");
+  for (const auto& cc : compilers) {
+    INFO(cc);
+    const CommandResult link = run_command(cc + " -I" TIRC_RUNTIME_INCLUDE " " + dir.file("main.c") +
+                                               " " + obj + " " TIRC_RUNTIME_LIB " -lpthread -o " +
+                                               dir.file("prog"),
+                                           dir);
+    CHECK(link.err.empty());
+    REQUIRE(link.status == 0);
+    const CommandResult run = run_command(dir.file("prog"), dir);
+    CHECK(run.status == 0);
+    CHECK(run.out == "0 999 499500\n");
+  }
+}
+
+TEST_CASE("ELF writer rejects malformed machine code", "[object]") {
+  MachineCode code = sample_functions();
+  SECTION("symbol past the end") {
+    code.symbols[0].size = code.text.size() + 1;
+    CHECK_THROWS_AS(write_elf_object(code), Error);
+  }
+  SECTION("duplicate symbol") {
+    code.symbols[1].name = code.symbols[0].name;
+    CHECK_THROWS_WITH(write_elf_object(code), Catch::Contains("duplicate symbol 'add_one'"));
+  }
+  SECTION("external call outside the text") {
+    code.external_calls[0].offset = code.text.size() - 2;
+    CHECK_THROWS_WITH(write_elf_object(code), Catch::Contains("outside the text"));
+  }
+  SECTION("alignment not a power of two") {
+    code.text_alignment = 48;
+    CHECK_THROWS_WITH(write_elf_object(code), Catch::Contains("power of two"));
+  }
+  SECTION("empty name") {
+    code.symbols[2].name.clear();
+    CHECK_THROWS_AS(write_elf_object(code), Error);
+  }
+}
+
+// ---- C header ----
+
+namespace {
+
+const char* kHeaderModule = R"(# from tvm.script import ir as I
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def scale(A: T.Buffer((128, 64), "float32"), B: T.Buffer((128, 64), "float64"), n: T.int64, alpha: T.float32):
+        for i in range(128):
+            B[i, 0] = T.Cast("float64", A[i, 0] * alpha)
+
+    @T.prim_func
+    def types(a: T.Buffer((4,), "int8"), b: T.Buffer((4,), "int16"), c: T.Buffer((4,), "int32"), d: T.Buffer((4,), "int64"), e: T.Buffer((4,), "uint8"), f: T.Buffer((4,), "bool"), g: T.Buffer((2, 3), "float16"), h: T.Buffer((5,), "bfloat16"), x: T.int32):
+        for i in range(4):
+            c[i] = x
+)";
+
+std::vector<HeaderEntry> header_entries() {
+  const IRModule m = parse_module(kHeaderModule);
+  return {{"kernels_scale", m.at("scale")}, {"kernels_types", m.at("types")}};
+}
+
+const char* kGoldenHeader = R"(/* Entry points of my-kernels, generated by tirc.
+   Buffers are passed as pointers to their first element, compact row-major;
+   float16 and bfloat16 elements are passed as their uint16_t bit patterns and
+   bool elements as uint8_t (0 or 1). */
+#ifndef TIRC_MY_KERNELS_H
+#define TIRC_MY_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* kernels_scale: returns 0.
+     A: float32[128, 64]
+     B: float64[128, 64]
+     n: int64 scalar, by value
+     alpha: float32 scalar, by value */
+int kernels_scale(float* A, double* B, int64_t n, float alpha);
+/* args[i] is parameter i's data pointer (a buffer) or address (a scalar). */
+int kernels_scale_packed(void* const* args);
+
+/* kernels_types: returns 0.
+     a: int8[4]
+     b: int16[4]
+     c: int32[4]
+     d: int64[4]
+     e: uint8[4]
+     f: bool[4]
+     g: float16[2, 3]
+     h: bfloat16[5]
+     x: int32 scalar, by value */
+int kernels_types(int8_t* a, int16_t* b, int32_t* c, int64_t* d, uint8_t* e, uint8_t* f, uint16_t* g, uint16_t* h, int32_t x);
+/* args[i] is parameter i's data pointer (a buffer) or address (a scalar). */
+int kernels_types_packed(void* const* args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TIRC_MY_KERNELS_H */
+)";
+
+}  // namespace
+
+TEST_CASE("C header text", "[object]") {
+  CHECK(write_c_header("my-kernels", header_entries()) == kGoldenHeader);
+}
+
+TEST_CASE("C header compiles as C99 and C++17", "[object]") {
+  TempDir dir;
+  write_bytes(dir.file("kernels.h"), write_c_header("kernels", header_entries()));
+  // Including it twice checks the guard; calling through it checks the types.
+  const std::string use =
+      "#include \"kernels.h\"\n#include \"kernels.h\"\n"
+      "int use(float* a, double* b) { return kernels_scale(a, b, 3, 1.5f); }\n"
+      "int (*packed)(void* const*) = kernels_types_packed;\n";
+  write_bytes(dir.file("use.c"), use);
+  write_bytes(dir.file("use.cpp"), use);
+  const CommandResult c = run_command("cc -std=c99 -Wall -Wextra -Werror -pedantic -c " +
+                                          dir.file("use.c") + " -o " + dir.file("use_c.o"),
+                                      dir);
+  CHECK(c.err.empty());
+  CHECK(c.status == 0);
+  const CommandResult cpp = run_command("c++ -std=c++17 -Wall -Wextra -Werror -c " +
+                                            dir.file("use.cpp") + " -o " + dir.file("use_cpp.o"),
+                                        dir);
+  CHECK(cpp.err.empty());
+  CHECK(cpp.status == 0);
+  // extern "C": the C++ object refers to the unmangled name.
+  const CommandResult nm = run_command("nm " + dir.file("use_cpp.o"), dir);
+  CHECK(std::regex_search(nm.out, std::regex(R"(U kernels_scale\n)")));
+}
+
+TEST_CASE("C header names: guards and parameter identifiers", "[object]") {
+  const IRModule m = parse_module(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(int: T.Buffer((2,), "float32"), new: T.Buffer((2,), "float32")):
+    for i in range(2):
+        new[i] = int[i]
+)");
+  const std::string h = write_c_header("9 lives.v2", {{"f", m.at("main")}});
+  CHECK(h.find("#ifndef TIRC__9_LIVES_V2_H\n") != std::string::npos);
+  CHECK(h.find("int f(float* int_, float* new_);") != std::string::npos);
+}
+
+TEST_CASE("C header rejects bad symbols and types", "[object]") {
+  const std::vector<HeaderEntry> entries = header_entries();
+  CHECK_THROWS_WITH(write_c_header("k", {{"not-an-identifier", entries[0].func}}),
+                    Catch::Contains("not a C identifier"));
+  CHECK_THROWS_WITH(write_c_header("k", {entries[0], entries[0]}),
+                    Catch::Contains("declared twice"));
+  CHECK_THROWS_WITH(write_c_header("k", {{"f", entries[0].func}, {"f_packed", entries[1].func}}),
+                    Catch::Contains("declared twice"));
+  const IRModule m = parse_module(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((2,), "float32x4")):
+    A[0] = A[1]
+)");
+  CHECK_THROWS_WITH(write_c_header("k", {{"f", m.at("main")}}), Catch::Contains("vector type"));
+}
