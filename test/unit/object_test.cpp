@@ -15,7 +15,9 @@ using namespace tirc::test;
 
 namespace {
 
-std::string bytes_of(const std::vector<uint8_t>& v) { return std::string(v.begin(), v.end()); }
+std::string bytes_of(const std::vector<uint8_t>& v) {
+  return std::string(v.begin(), v.end());
+}
 
 std::string write_object(const TempDir& dir, const MachineCode& code, const std::string& name) {
   const std::string path = dir.file(name);
@@ -83,18 +85,25 @@ TEST_CASE("readelf sees sections, symbols and relocations", "[object]") {
     REQUIRE(r.status == 0);
     CHECK(r.err.empty());
     const std::string& s = r.out;
-    CHECK(std::regex_search(s, std::regex(R"(\.text\s+PROGBITS\s+0+ [0-9a-f]+ [0-9a-f]+ 00\s+AX\s+0\s+0\s+64)")));
-    CHECK(std::regex_search(s, std::regex(R"(\.rela\.text\s+RELA\s+0+ [0-9a-f]+ 0+18 18\s+I\s+4\s+1\s+8)")));
-    CHECK(std::regex_search(s, std::regex(R"(\.note\.GNU-stack\s+PROGBITS\s+0+ [0-9a-f]+ 0+ 00\s+0\s+0\s+1)")));
+    CHECK(std::regex_search(
+        s, std::regex(R"(\.text\s+PROGBITS\s+0+ [0-9a-f]+ [0-9a-f]+ 00\s+AX\s+0\s+0\s+64)")));
+    CHECK(std::regex_search(
+        s, std::regex(R"(\.rela\.text\s+RELA\s+0+ [0-9a-f]+ 0+18 18\s+I\s+4\s+1\s+8)")));
+    CHECK(std::regex_search(
+        s, std::regex(R"(\.note\.GNU-stack\s+PROGBITS\s+0+ [0-9a-f]+ 0+ 00\s+0\s+0\s+1)")));
     // sh_info of .symtab: index of the first global (null, section, helper).
-    CHECK(std::regex_search(s, std::regex(R"(\.symtab\s+SYMTAB\s+0+ [0-9a-f]+ [0-9a-f]+ 18\s+5\s+3\s+8)")));
+    CHECK(std::regex_search(
+        s, std::regex(R"(\.symtab\s+SYMTAB\s+0+ [0-9a-f]+ [0-9a-f]+ 18\s+5\s+3\s+8)")));
     CHECK(std::regex_search(s, std::regex(R"(1: 0+ +0 SECTION +LOCAL +DEFAULT +1)")));
     CHECK(std::regex_search(s, std::regex(R"(2: 0+50 +5 FUNC +LOCAL +DEFAULT +1 helper)")));
     CHECK(std::regex_search(s, std::regex(R"(3: 0+ +\d+ FUNC +GLOBAL +DEFAULT +1 add_one)")));
-    CHECK(std::regex_search(s, std::regex(R"(4: 0+25 +18 FUNC +GLOBAL +DEFAULT +1 call_twice_plus_one)")));
-    CHECK(std::regex_search(s, std::regex(R"(5: 0+[0-9a-f]+ +\d+ FUNC +GLOBAL +DEFAULT +1 triple_plus_one)")));
+    CHECK(std::regex_search(
+        s, std::regex(R"(4: 0+25 +18 FUNC +GLOBAL +DEFAULT +1 call_twice_plus_one)")));
+    CHECK(std::regex_search(
+        s, std::regex(R"(5: 0+[0-9a-f]+ +\d+ FUNC +GLOBAL +DEFAULT +1 triple_plus_one)")));
     CHECK(std::regex_search(s, std::regex(R"(6: 0+ +0 NOTYPE +GLOBAL +DEFAULT +UND ext_twice)")));
-    CHECK(std::regex_search(s, std::regex(R"(0+2a\s+0+600000004\s+R_X86_64_PLT32\s+0+ ext_twice - 4)")));
+    CHECK(std::regex_search(
+        s, std::regex(R"(0+2a\s+0+600000004\s+R_X86_64_PLT32\s+0+ ext_twice - 4)")));
   }
 }
 
@@ -140,10 +149,10 @@ TEST_CASE("an object calling tirc_parallel_for links with libtirc_runtime.a", "[
   if (flags.empty()) compilers.push_back("clang-19 -fuse-ld=lld");
   for (const auto& cc : compilers) {
     INFO(cc);
-    const CommandResult link = run_command(cc + " -I" TIRC_RUNTIME_INCLUDE " " + dir.file("main.c") +
-                                               " " + obj + " " TIRC_RUNTIME_LIB " -lpthread -o " +
-                                               dir.file("prog"),
-                                           dir);
+    const CommandResult link =
+        run_command(cc + " -I" TIRC_RUNTIME_INCLUDE " " + dir.file("main.c") + " " + obj +
+                        " " TIRC_RUNTIME_LIB " -lpthread -o " + dir.file("prog"),
+                    dir);
     CHECK(link.err.empty());
     REQUIRE(link.status == 0);
     const CommandResult run = run_command(dir.file("prog"), dir);

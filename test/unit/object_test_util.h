@@ -6,12 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <xbyak/xbyak.h>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <xbyak/xbyak.h>
 
 #include "codegen/x86/machine_code.h"
 
