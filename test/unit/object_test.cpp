@@ -161,6 +161,45 @@ TEST_CASE("an object calling tirc_parallel_for links with libtirc_runtime.a", "[
   }
 }
 
+TEST_CASE("an object without external calls or symbols is still well formed", "[object]") {
+  TempDir dir;
+  MachineCode empty;
+  const std::string obj = write_object(dir, empty, "empty.o");
+  const CommandResult r = run_command("readelf -W -S -s -r " + obj, dir);
+  REQUIRE(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK(std::regex_search(r.out, std::regex(R"(\.rela\.text\s+RELA\s+0+ [0-9a-f]+ 0+ 18)")));
+  CHECK(r.out.find("contains 2 entries") != std::string::npos);  // null + section symbol
+}
+
+TEST_CASE("a call to a global defined in the same object relocates against it", "[object]") {
+  using namespace Xbyak::util;
+  CodeBuilder g;
+  g.begin("callee");
+  g.mov(eax, 42);
+  g.ret();
+  g.end();
+  g.begin("caller");
+  g.sub(rsp, 8);
+  g.call_external("callee");
+  g.add(rsp, 8);
+  g.ret();
+  g.end();
+  TempDir dir;
+  const std::string obj = write_object(dir, g.finish(), "self.o");
+  const CommandResult r = run_command("readelf -W -s -r " + obj, dir);
+  CHECK(std::regex_search(r.out, std::regex(R"(R_X86_64_PLT32\s+0+ callee - 4)")));
+  CHECK(r.out.find("UND callee") == std::string::npos);
+  write_bytes(
+      dir.file("main.c"),
+      "#include <stdio.h>\nint caller(void);\nint main(void) { printf(\"%d\\n\", caller()); }\n");
+  REQUIRE(run_command("cc" + sanitizer_flags() + " " + dir.file("main.c") + " " + obj + " -o " +
+                          dir.file("prog"),
+                      dir)
+              .status == 0);
+  CHECK(run_command(dir.file("prog"), dir).out == "42\n");
+}
+
 TEST_CASE("ELF writer rejects malformed machine code", "[object]") {
   MachineCode code = sample_functions();
   SECTION("symbol past the end") {
@@ -178,6 +217,10 @@ TEST_CASE("ELF writer rejects malformed machine code", "[object]") {
   SECTION("alignment not a power of two") {
     code.text_alignment = 48;
     CHECK_THROWS_WITH(write_elf_object(code), Catch::Contains("power of two"));
+  }
+  SECTION("external call to a local symbol") {
+    code.external_calls[0].symbol = "helper";
+    CHECK_THROWS_WITH(write_elf_object(code), Catch::Contains("local symbol 'helper'"));
   }
   SECTION("empty name") {
     code.symbols[2].name.clear();
