@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -175,4 +176,21 @@ TEST_CASE("parallel_for from several threads at once, with resizing", "[runtime]
   }
   for (auto& c : callers) c.join();
   CHECK(wrong == 0);
+}
+
+namespace {
+
+void nothing(int64_t, int64_t, void*) {}
+
+}  // namespace
+
+TEST_CASE("the default thread count is not recomputed on every call", "[runtime]") {
+  // Reading the CPU count costs about 10 us (a file read); once per call it
+  // made a 1-iteration parallel loop 1000 times slower than it is.
+  tirc_set_num_threads(0);
+  tirc_parallel_for(1, nothing, nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10000; ++i) tirc_parallel_for(1, nothing, nullptr);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  CHECK(elapsed < std::chrono::milliseconds(30));
 }
