@@ -118,3 +118,22 @@ TEST_CASE("disassembler rejects symbols outside the text", "[disasm]") {
   code.symbols.push_back({"f", 0, 2, true});
   CHECK_THROWS_WITH(disassemble_x86(code), Catch::Contains("outside the text"));
 }
+
+TEST_CASE("AVX-512 masked and AVX2 instructions decode", "[disasm]") {
+  using namespace Xbyak::util;
+  CodeBuilder g;
+  g.begin("vector");
+  g.kmovw(k1, eax);
+  g.vmovups(zmm0 | k1 | T_z, g.ptr[rdi + rax * 4]);
+  g.vfmadd231ps(zmm1, zmm0, g.ptr_b[rsi]);
+  g.vmovups(g.ptr[rdx] | k1, zmm1);
+  g.vmaskmovps(ymm2, ymm3, g.ptr[rdi]);
+  g.vzeroupper();
+  g.ret();
+  g.end();
+  const std::string listing = disassemble_x86(g.finish(), true);
+  CHECK(listing.find(".byte") == std::string::npos);
+  CHECK(listing.find("vmovups zmm0 {k1} {z}, zmmword ptr [rdi + 4*rax]") != std::string::npos);
+  CHECK(listing.find("vfmadd231ps zmm1, zmm0, dword ptr [rsi]{1to16}") != std::string::npos);
+  CHECK(listing.find("vmaskmovps ymm2, ymm3, ymmword ptr [rdi]") != std::string::npos);
+}
