@@ -115,7 +115,7 @@ class FunctionEmitter {
       params.push_back(st + " " + raw);
       packed_args.push_back("*(const " + st + "*)" + slot);
       const std::string name = scope_.fresh_name(p.var->name);
-      body.line("const " + c_emit::value_type(t) + " " + name + " = " +
+      body.line("const " + c_emit::value_type(t) + " " + name + " TIRC_UNUSED = " +
                 c_emit::from_storage(t, raw) + ";");
       enter(p.var, CVar{name, CVar::Kind::Scalar, t, {}});
     }
@@ -351,10 +351,10 @@ class FunctionEmitter {
     out.line("{");
     ++out.indent;
     if (t.is_scalar()) {
-      out.line("const " + vt + " " + name + " = " + expr(l.value, l.loc) + ";");
+      out.line("const " + vt + " " + name + " TIRC_UNUSED = " + expr(l.value, l.loc) + ";");
       scope_.enter(l.var.get(), CVar{name, CVar::Kind::Scalar, t, {}});
     } else {
-      out.line(vt + " " + name + "[" + std::to_string(t.lanes()) + "];");
+      out.line(vt + " " + name + "[" + std::to_string(t.lanes()) + "] TIRC_UNUSED;");
       for (int k = 0; k < t.lanes(); ++k)
         out.line(name + "[" + std::to_string(k) + "] = " + expr(l.value, l.loc, k) + ";");
       scope_.enter(l.var.get(), CVar{name, CVar::Kind::Vector, t, {}});
