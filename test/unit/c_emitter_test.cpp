@@ -3,13 +3,14 @@
 #include "c_compile_util.h"
 #include "codegen/c/c_emitter.h"
 #include "ir/text/parser.h"
+#include "passes/pipeline.h"
 
 using namespace tirc;
 using namespace tirc::test;
 
 namespace {
 
-const char* const kCompileFlags = "-O1 -std=c99 -ffp-contract=off -Wall";
+const char* const kCompileFlags = "-O1 -std=c99 -ffp-contract=off -Wall -Wextra -pedantic -Werror";
 
 std::vector<std::string> compilers() {
   std::vector<std::string> out;
@@ -296,4 +297,24 @@ TEST_CASE("C emitter refuses programs outside the lowered form", "[cemit]") {
       {{A->data, A}},
       make_store(A, make_call(DataType::float32(), "my_intrinsic", {make_load(A, {1})}), {0}));
   CHECK_THROWS_WITH(emit_c({{"k", unknown}}), Catch::Contains("unknown intrinsic"));
+}
+
+TEST_CASE("C emitter: every example, lowered, matches the interpreter", "[cemit]") {
+  const std::vector<std::string> ccs = compilers();
+  int checked = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(TIRC_SOURCE_DIR) + "/examples")) {
+    if (entry.path().extension() != ".tir") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    IRModule m = parse_module(text.str(), entry.path().filename().string());
+    for (const auto& [name, f] : m.functions()) {
+      INFO(entry.path().filename().string() << " function " << name);
+      PrimFunc lowered = lower(f);
+      for (const std::string& cc : ccs) check_matches_interpreter(lowered, cc, {}, 2);
+      ++checked;
+    }
+  }
+  CHECK(checked >= 28);
 }
