@@ -1,12 +1,12 @@
 #include "bench/fma_peak.h"
 
+#include <xbyak/xbyak.h>
+#include <xbyak/xbyak_util.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
-#include <xbyak/xbyak.h>
-#include <xbyak/xbyak_util.h>
 
 namespace tirc::bench {
 
@@ -68,15 +68,16 @@ FmaPeak measure_fma_peak(int threads, double seconds) {
   auto start = std::chrono::steady_clock::now();
   int rounds = 0;
   while (rounds < 5 ||
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < seconds) {
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+             seconds) {
     auto t0 = std::chrono::steady_clock::now();
     std::vector<std::thread> pool;
     for (int t = 1; t < threads; ++t) pool.emplace_back(fn, iterations);
     fn(iterations);
     for (std::thread& t : pool) t.join();
     double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    best.gflops = std::max(best.gflops, flops_per_iteration * static_cast<double>(iterations) *
-                                            threads / dt * 1e-9);
+    best.gflops = std::max(
+        best.gflops, flops_per_iteration * static_cast<double>(iterations) * threads / dt * 1e-9);
     ++rounds;
   }
   return best;

@@ -5,8 +5,8 @@
 namespace tirc::bench {
 
 struct FmaPeak {
-  double gflops = 0;     // all threads together
-  int vector_bits = 0;   // 512 (zmm, AVX-512) or 256 (ymm, AVX2)
+  double gflops = 0;    // all threads together
+  int vector_bits = 0;  // 512 (zmm, AVX-512) or 256 (ymm, AVX2)
 };
 
 // Runs a JIT-compiled kernel of many independent vfmadd231ps chains on

@@ -51,7 +51,9 @@ double seconds_since(Clock::time_point t0) {
 
 struct Shape {
   int64_t m, n, k;
-  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
+  double flops() const {
+    return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  }
 };
 
 struct Options {
@@ -144,8 +146,8 @@ double clang_ms(const std::string& c_source, const std::string& opt, int reps) {
   std::ofstream(stem + ".c") << c_source;
   double best = std::numeric_limits<double>::infinity();
   for (int r = 0; r < reps; ++r) {
-    double ms = time_child_ms({"clang-19", opt, "-march=native", "-std=c99", "-c", stem + ".c",
-                               "-o", stem + ".o"});
+    double ms = time_child_ms(
+        {"clang-19", opt, "-march=native", "-std=c99", "-c", stem + ".c", "-o", stem + ".o"});
     if (ms < 0) return -1;
     best = std::min(best, ms);
   }
@@ -243,14 +245,14 @@ int run(const Options& opt) {
     for (float& x : a) x = uniform(rng);
     for (float& x : b) x = uniform(rng);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(s.m),
-                static_cast<int>(s.n), static_cast<int>(s.k), 1.0f, a.data(),
-                static_cast<int>(s.k), b.data(), static_cast<int>(s.n), 0.0f, ref.data(),
-                static_cast<int>(s.n));
+                static_cast<int>(s.n), static_cast<int>(s.k), 1.0f, a.data(), static_cast<int>(s.k),
+                b.data(), static_cast<int>(s.n), 0.0f, ref.data(), static_cast<int>(s.n));
 
     TircKernel hand = build_tirc(s, fallback_matmul_schedule(s.m, s.n, s.k));
     TircKernel plain = build_tirc(s, "");
     const std::string c_source = emit_c({{"matmul", hand.lowered}});
-    codegen.push_back({s, hand.codegen_ms, plain.codegen_ms, clang_ms(c_source, "-O3", opt.quick ? 1 : 3),
+    codegen.push_back({s, hand.codegen_ms, plain.codegen_ms,
+                       clang_ms(c_source, "-O3", opt.quick ? 1 : 3),
                        clang_ms(c_source, "-O0", opt.quick ? 1 : 3)});
     OneDnnMatmul dnnl_mm(s, a.data(), b.data(), c.data());
 
@@ -291,9 +293,10 @@ int run(const Options& opt) {
   }
 
   if (opt.csv) {
-    std::printf("m,n,k,threads,tirc_hand_gflops,tirc_default_gflops,openblas_gflops,onednn_gflops,"
-                "hand_vs_openblas,default_vs_openblas,onednn_vs_openblas,peak_gflops,hand_peak_"
-                "fraction,default_peak_fraction,openblas_peak_fraction,onednn_peak_fraction\n");
+    std::printf(
+        "m,n,k,threads,tirc_hand_gflops,tirc_default_gflops,openblas_gflops,onednn_gflops,"
+        "hand_vs_openblas,default_vs_openblas,onednn_vs_openblas,peak_gflops,hand_peak_"
+        "fraction,default_peak_fraction,openblas_peak_fraction,onednn_peak_fraction\n");
     for (const Row& r : rows) {
       const double p = peak[r.threads].gflops;
       std::printf("%ld,%ld,%ld,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.3f,%.4f,%.4f,%.4f,%.4f\n",
@@ -303,7 +306,8 @@ int run(const Options& opt) {
                   r.onednn / r.openblas, p, r.hand / p, r.untransformed / p, r.openblas / p,
                   r.onednn / p);
     }
-    std::printf("\nm,n,k,tirc_hand_codegen_ms,tirc_default_codegen_ms,clang19_O3_ms,clang19_O0_ms\n");
+    std::printf(
+        "\nm,n,k,tirc_hand_codegen_ms,tirc_default_codegen_ms,clang19_O3_ms,clang19_O0_ms\n");
     for (const CodegenRow& r : codegen)
       std::printf("%ld,%ld,%ld,%.3f,%.3f,%.3f,%.3f\n", static_cast<long>(r.shape.m),
                   static_cast<long>(r.shape.n), static_cast<long>(r.shape.k), r.tirc_hand_ms,
@@ -325,10 +329,11 @@ int run(const Options& opt) {
                   fmt(100 * r.untransformed / p).c_str(), fmt(100 * r.openblas / p).c_str(),
                   fmt(100 * r.onednn / p).c_str());
     }
-    std::printf("\nCode generation per kernel, ms (tirc: lower + generate_x86 in process; "
-                "clang-19: the hand-scheduled kernel emitted as C, -march=native -c, child process)\n");
-    std::printf("%4s %4s %4s | %10s %12s | %12s %12s\n", "M", "N", "K", "tirc hand",
-                "tirc default", "clang-19 -O3", "clang-19 -O0");
+    std::printf(
+        "\nCode generation per kernel, ms (tirc: lower + generate_x86 in process; "
+        "clang-19: the hand-scheduled kernel emitted as C, -march=native -c, child process)\n");
+    std::printf("%4s %4s %4s | %10s %12s | %12s %12s\n", "M", "N", "K", "tirc hand", "tirc default",
+                "clang-19 -O3", "clang-19 -O0");
     for (const CodegenRow& r : codegen)
       std::printf("%4ld %4ld %4ld | %10s %12s | %12s %12s\n", static_cast<long>(r.shape.m),
                   static_cast<long>(r.shape.n), static_cast<long>(r.shape.k),

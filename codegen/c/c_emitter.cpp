@@ -60,7 +60,7 @@ class UsedVars : public StmtVisitor {
 struct CBody {
   std::string text;
   int indent = 1;
-  bool outlined = false;                // a parallel body: failures set c_->failed
+  bool outlined = false;                 // a parallel body: failures set c_->failed
   std::vector<std::string> heap_blocks;  // raw pointers to free on the way out
 
   void line(const std::string& s) {
@@ -81,8 +81,11 @@ class FunctionEmitter {
  public:
   FunctionEmitter(const std::string& symbol, bool restrict_pointers, CScope& scope,
                   std::string& outlined_text, bool& uses_parallel)
-      : symbol_(symbol), restrict_(restrict_pointers ? " restrict" : ""), scope_(scope),
-        outlined_text_(outlined_text), uses_parallel_(uses_parallel) {}
+      : symbol_(symbol),
+        restrict_(restrict_pointers ? " restrict" : ""),
+        scope_(scope),
+        outlined_text_(outlined_text),
+        uses_parallel_(uses_parallel) {}
 
   std::string function(const PrimFunc& f) {
     std::vector<std::string> params, packed_args;
@@ -115,8 +118,8 @@ class FunctionEmitter {
       params.push_back(st + " " + raw);
       packed_args.push_back("*(const " + st + "*)" + slot);
       const std::string name = scope_.fresh_name(p.var->name);
-      body.line("const " + c_emit::value_type(t) + " " + name + " TIRC_UNUSED = " +
-                c_emit::from_storage(t, raw) + ";");
+      body.line("const " + c_emit::value_type(t) + " " + name +
+                " TIRC_UNUSED = " + c_emit::from_storage(t, raw) + ";");
       enter(p.var, CVar{name, CVar::Kind::Scalar, t, {}});
     }
     stmt(f->body, body);
@@ -233,9 +236,12 @@ class FunctionEmitter {
     const std::string name = scope_.fresh_name(f.loop_var->name);
     auto cmin = as_const_int(f.min), cext = as_const_int(f.extent);
     std::string bound;
-    out.line("{");
-    ++out.indent;
-    if (cmin && cext) {
+    const bool constant_bounds = cmin && cext;
+    if (!constant_bounds) {
+      out.line("{");
+      ++out.indent;
+    }
+    if (constant_bounds) {
       bound = std::to_string(*cmin + *cext);
     } else {
       bound = name + "_end";
@@ -252,8 +258,10 @@ class FunctionEmitter {
     nested(f.body, out);
     scope_.leave(f.loop_var.get());
     out.line("}");
-    --out.indent;
-    out.line("}");
+    if (!constant_bounds) {
+      --out.indent;
+      out.line("}");
+    }
   }
 
   void parallel_loop(const ForNode& f, const std::string& lo, const std::string& extent,

@@ -61,13 +61,16 @@ std::string op_name(const std::string& op) {
 // C function (taking and returning double) for a unary float intrinsic.
 const char* unary_function(const std::string& op) {
   static const std::pair<const char*, const char*> kOps[] = {
-      {"exp", "exp"},     {"exp2", "exp2"},       {"exp10", "tirc_exp10"}, {"log", "log"},
-      {"log2", "log2"},   {"log10", "log10"},     {"log1p", "log1p"},      {"sqrt", "sqrt"},
-      {"rsqrt", "tirc_rsqrt"}, {"tanh", "tanh"},  {"erf", "erf"},   {"sigmoid", "tirc_sigmoid"},
-      {"abs", "fabs"},    {"fabs", "fabs"},       {"floor", "floor"},      {"ceil", "ceil"},
-      {"round", "nearbyint"}, {"nearbyint", "nearbyint"}, {"trunc", "trunc"}, {"sin", "sin"},
-      {"cos", "cos"},     {"tan", "tan"},         {"asin", "asin"},        {"acos", "acos"},
-      {"atan", "atan"},   {"sinh", "sinh"},       {"cosh", "cosh"},        {"sign", "tirc_sign"}};
+      {"exp", "exp"},       {"exp2", "exp2"},       {"exp10", "tirc_exp10"},
+      {"log", "log"},       {"log2", "log2"},       {"log10", "log10"},
+      {"log1p", "log1p"},   {"sqrt", "sqrt"},       {"rsqrt", "tirc_rsqrt"},
+      {"tanh", "tanh"},     {"erf", "erf"},         {"sigmoid", "tirc_sigmoid"},
+      {"abs", "fabs"},      {"fabs", "fabs"},       {"floor", "floor"},
+      {"ceil", "ceil"},     {"round", "nearbyint"}, {"nearbyint", "nearbyint"},
+      {"trunc", "trunc"},   {"sin", "sin"},         {"cos", "cos"},
+      {"tan", "tan"},       {"asin", "asin"},       {"acos", "acos"},
+      {"atan", "atan"},     {"sinh", "sinh"},       {"cosh", "cosh"},
+      {"sign", "tirc_sign"}};
   for (const auto& [name, fn] : kOps)
     if (op == name) return fn;
   return nullptr;
@@ -158,8 +161,7 @@ class ExprEmitter {
       refuse("buffer " + l.buffer->name + " is accessed with " + std::to_string(l.indices.size()) +
                  " indices; the lowered form has flat (1-D) buffers (run lower() first)",
              loc_);
-    const std::string element =
-        buffer_element(scope_, l.buffer, emit(l.indices[0], lane), loc_);
+    const std::string element = buffer_element(scope_, l.buffer, emit(l.indices[0], lane), loc_);
     return from_storage(l.buffer->dtype, element);
   }
 
@@ -340,7 +342,8 @@ class ExprEmitter {
       return "((" + value_type(t) + ")((uint64_t)" + paren(base) + " + (uint64_t)" + l +
              " * (uint64_t)" + paren(stride) + "))";
     if (!t.is_float()) refuse("ramp of " + t.str(), loc_);
-    if (value_type(t) == "float") return paren(paren(base) + " + (float)" + l + " * " + paren(stride));
+    if (value_type(t) == "float")
+      return paren(paren(base) + " + (float)" + l + " * " + paren(stride));
     if (!is_narrow_float(t)) return paren(paren(base) + " + (double)" + l + " * " + paren(stride));
     const std::string f = round_function(t);
     return f + "(" + paren(base) + " + " + f + "((double)" + l + " * " + paren(stride) + "))";

@@ -16,8 +16,7 @@ std::string int_name(DataType t) {
 }
 
 void check_element(DataType t) {
-  if (t.is_handle() || t.is_void())
-    throw Error("C emitter: no C value type for " + t.str());
+  if (t.is_handle() || t.is_void()) throw Error("C emitter: no C value type for " + t.str());
   if (t.is_integer() && t.bits() != 8 && t.bits() != 16 && t.bits() != 32 && t.bits() != 64)
     throw Error("C emitter: unsupported integer width in " + t.str());
   if (t.is_float() && t.code() == DataType::Code::Float && t.bits() != 16 && t.bits() != 32 &&
@@ -70,9 +69,11 @@ std::string int_literal(DataType t, int64_t value) {
   const int64_t v = numeric::wrap_int(t.element_of(), value);
   if (t.is_uint() && t.bits() == 64)
     return "UINT64_C(" + std::to_string(static_cast<uint64_t>(v)) + ")";
+  // int32 values are plain decimals (C's int); the rest go through INT64_C.
+  if (t.is_int() && t.bits() == 32 && v > INT32_MIN) return std::to_string(v);
   // The most negative value has no literal of its own: write it as -max - 1.
-  std::string digits = v == INT64_MIN ? "(-INT64_C(9223372036854775807) - 1)"
-                                      : "INT64_C(" + std::to_string(v) + ")";
+  std::string digits =
+      v == INT64_MIN ? "(-INT64_C(9223372036854775807) - 1)" : "INT64_C(" + std::to_string(v) + ")";
   return "((" + value_type(t.element_of()) + ")" + digits + ")";
 }
 
@@ -96,8 +97,7 @@ std::string float_literal(DataType t, double value) {
 
 std::string sanitize_identifier(const std::string& hint) {
   std::string s;
-  for (char c : hint)
-    s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  for (char c : hint) s += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "v" + s;
   return s;
 }

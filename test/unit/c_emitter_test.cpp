@@ -68,15 +68,16 @@ void check_all_compilers(const std::string& text, const std::vector<Argument>& s
 }  // namespace
 
 TEST_CASE("C emitter: int32 arithmetic wraps like the interpreter", "[cemit]") {
-  check_all_compilers(R"(def main(A: T.Buffer((64,), "int32"), B: T.Buffer((64,), "int32"), C: T.Buffer((64,), "int32")):
+  check_all_compilers(
+      R"(def main(A: T.Buffer((64,), "int32"), B: T.Buffer((64,), "int32"), C: T.Buffer((64,), "int32")):
     for i in range(64):
         C[i] = A[i] * 1073741824 + B[i] * 2147483647 - (A[i] - 2147483647) + T.min(A[i], B[i]) * T.max(A[i], 3)
 )");
 }
 
-TEST_CASE("C emitter: floor and truncating division and modulo of negative operands",
-          "[cemit]") {
-  check_all_compilers(R"(def main(A: T.Buffer((64,), "int32"), B: T.Buffer((64,), "int32"), C: T.Buffer((256,), "int32"), D: T.Buffer((64,), "int64")):
+TEST_CASE("C emitter: floor and truncating division and modulo of negative operands", "[cemit]") {
+  check_all_compilers(
+      R"(def main(A: T.Buffer((64,), "int32"), B: T.Buffer((64,), "int32"), C: T.Buffer((256,), "int32"), D: T.Buffer((64,), "int64")):
     for i in range(64):
         C[i] = (A[i] * 7 - 3) // (B[i] * B[i] + 1) * T.Select(B[i] < 0, -1, 1)
         C[i + 64] = (A[i] * 7 - 3) % (B[i] - 5)
@@ -87,7 +88,8 @@ TEST_CASE("C emitter: floor and truncating division and modulo of negative opera
 }
 
 TEST_CASE("C emitter: narrow and unsigned integers, casts and intrinsics", "[cemit]") {
-  check_all_compilers(R"(def main(A: T.Buffer((32,), "int8"), B: T.Buffer((32,), "uint8"), C: T.Buffer((32,), "int16"), D: T.Buffer((32,), "uint32"), E: T.Buffer((32,), "int8")):
+  check_all_compilers(
+      R"(def main(A: T.Buffer((32,), "int8"), B: T.Buffer((32,), "uint8"), C: T.Buffer((32,), "int16"), D: T.Buffer((32,), "uint32"), E: T.Buffer((32,), "int8")):
     for i in range(32):
         C[i] = T.Cast("int16", A[i]) * T.int16(9000) + T.Cast("int16", B[i])
         D[i] = T.Cast("uint32", A[i]) * T.uint32(3) + T.Cast("uint32", B[i]) // T.uint32(3)
@@ -97,8 +99,10 @@ TEST_CASE("C emitter: narrow and unsigned integers, casts and intrinsics", "[cem
 
 TEST_CASE("C emitter: bitwise and shift intrinsics", "[cemit]") {
   // The text format has no spelling for these: build the store directly.
-  Buffer A = make_buffer("A", DataType::int8(), {32}), B = make_buffer("B", DataType::int32(), {32});
-  Buffer E = make_buffer("E", DataType::int8(), {128}), F = make_buffer("F", DataType(DataType::Code::UInt, 32), {32});
+  Buffer A = make_buffer("A", DataType::int8(), {32}),
+         B = make_buffer("B", DataType::int32(), {32});
+  Buffer E = make_buffer("E", DataType::int8(), {128}),
+         F = make_buffer("F", DataType(DataType::Code::UInt, 32), {32});
   Var i = make_var("i");
   const DataType i8 = DataType::int8(), u32 = DataType(DataType::Code::UInt, 32);
   Expr a = make_load(A, {i}), b = make_load(B, {i});
@@ -107,8 +111,15 @@ TEST_CASE("C emitter: bitwise and shift intrinsics", "[cemit]") {
       make_store(E, make_call(i8, "bitwise_xor", {a, make_int(5, i8)}), {i}),
       make_store(E, make_call(i8, "shift_right", {a, make_int(1, i8)}), {i + 32}),
       make_store(E, make_call(i8, "shift_left", {a, make_int(3, i8)}), {i + 64}),
-      make_store(E, make_call(i8, "bitwise_not", {make_call(i8, "bitwise_and", {a, make_int(6, i8)})}), {i + 96}),
-      make_store(F, make_call(u32, "bitwise_or", {make_call(u32, "shift_right", {fb * make_int(1000000000, u32), make_int(3, u32)}), make_call(u32, "abs", {fb})}), {i}),
+      make_store(E,
+                 make_call(i8, "bitwise_not", {make_call(i8, "bitwise_and", {a, make_int(6, i8)})}),
+                 {i + 96}),
+      make_store(F,
+                 make_call(u32, "bitwise_or",
+                           {make_call(u32, "shift_right",
+                                      {fb * make_int(1000000000, u32), make_int(3, u32)}),
+                            make_call(u32, "abs", {fb})}),
+                 {i}),
   });
   PrimFunc f = make_prim_func({{A->data, A}, {B->data, B}, {E->data, E}, {F->data, F}},
                               make_for(i, 0, 32, ForKind::Serial, body));
@@ -116,7 +127,8 @@ TEST_CASE("C emitter: bitwise and shift intrinsics", "[cemit]") {
 }
 
 TEST_CASE("C emitter: float32 arithmetic, comparisons and float/int casts", "[cemit]") {
-  check_all_compilers(R"(def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32"), D: T.Buffer((64,), "int32"), E: T.Buffer((64,), "float64")):
+  check_all_compilers(
+      R"(def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32"), D: T.Buffer((64,), "int32"), E: T.Buffer((64,), "float64")):
     for i in range(64):
         C[i] = A[i] / (B[i] * B[i] + T.float32(3)) + A[i] * B[i] - T.float32(0.1) + T.Select(A[i] < B[i], A[i], B[i] * T.float32(1.5))
         D[i] = T.Cast("int32", C[i] * T.float32(1e9)) + T.Cast("int32", A[i] > B[i] and A[i] != T.float32(0))
@@ -132,7 +144,8 @@ TEST_CASE("C emitter: float floor division and modulo", "[cemit]") {
     Stmt body = make_seq({make_store(B, floordiv(a * make_const(t, 1.3), d), {i}),
                           make_store(B, floormod(a * make_const(t, 1.3), d), {i + 32}),
                           make_store(B, make_binary(ExprKind::Mod, a, d), {i + 64})});
-    PrimFunc f = make_prim_func({{A->data, A}, {B->data, B}}, make_for(i, 0, 32, ForKind::Serial, body));
+    PrimFunc f =
+        make_prim_func({{A->data, A}, {B->data, B}}, make_for(i, 0, 32, ForKind::Serial, body));
     for (const std::string& cc : compilers()) check_matches_interpreter(f, cc);
   }
 }
@@ -168,7 +181,8 @@ TEST_CASE("C emitter: let, if/else and evaluate", "[cemit]") {
 }
 
 TEST_CASE("C emitter: Ramp and Broadcast vector stores and vector lets", "[cemit]") {
-  check_all_compilers(R"(def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32"), D: T.Buffer((64,), "int32")):
+  check_all_compilers(
+      R"(def main(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32"), D: T.Buffer((64,), "int32")):
     for i in range(16):
         C[T.Ramp(i * 4, 1, 4)] = A[T.Ramp(i * 4, 1, 4)] + B[T.Ramp(i * 4, 1, 4)] * T.Broadcast(T.float32(2), 4)
     for i in range(8):
@@ -195,7 +209,8 @@ TEST_CASE("C emitter: stack and heap allocations", "[cemit]") {
 }
 
 TEST_CASE("C emitter: parallel, vectorized and unrolled loops", "[cemit]") {
-  check_all_compilers(R"(def main(A: T.Buffer((1024,), "float32"), B: T.Buffer((1024,), "float32"), C: T.Buffer((256,), "int32"), n: T.int32):
+  check_all_compilers(
+      R"(def main(A: T.Buffer((1024,), "float32"), B: T.Buffer((1024,), "float32"), C: T.Buffer((256,), "int32"), n: T.int32):
     s: T.float32 = T.Cast("float32", n)
     w: T.int32x4 = T.Broadcast(n, 4) * T.Ramp(0, 1, 4)
     for i in T.parallel(32):
@@ -213,11 +228,12 @@ TEST_CASE("C emitter: parallel, vectorized and unrolled loops", "[cemit]") {
         for k in range(16):
             B[i * 16 + k] = tmp[15 - k]
 )",
-                      {Argument{nullptr, 7, 0}});
+      {Argument{nullptr, 7, 0}});
 }
 
 TEST_CASE("C emitter: float16 and bfloat16 round like the interpreter", "[cemit]") {
-  check_all_compilers(R"(def main(A: T.Buffer((64,), "float16"), B: T.Buffer((64,), "float16"), C: T.Buffer((64,), "float16"), D: T.Buffer((64,), "bfloat16")):
+  check_all_compilers(
+      R"(def main(A: T.Buffer((64,), "float16"), B: T.Buffer((64,), "float16"), C: T.Buffer((64,), "float16"), D: T.Buffer((64,), "bfloat16")):
     for i in range(64):
         C[i] = A[i] + B[i] * T.float16(0.1) + T.exp(A[i] * T.float16(0.7))
         D[i] = T.Cast("bfloat16", A[i] * T.float16(1.37)) / T.bfloat16(3)
@@ -276,7 +292,8 @@ TEST_CASE("C emitter refuses programs outside the lowered form", "[cemit]") {
             vi = T.axis.spatial(8, i)
             A[vi] = T.float32(1)
 )");
-  CHECK_THROWS_WITH(emit_c({{"k", blocks}}), Catch::Contains("blocks are not part of the lowered form"));
+  CHECK_THROWS_WITH(emit_c({{"k", blocks}}),
+                    Catch::Contains("blocks are not part of the lowered form"));
   PrimFunc two_d = parse_main(R"(def main(A: T.Buffer((8, 8), "float32")):
     for i in range(8):
         A[i, i] = T.float32(1)
