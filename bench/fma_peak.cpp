@@ -13,14 +13,17 @@ namespace tirc::bench {
 namespace {
 
 // More chains than FMA latency x issue width (4 cycles x 2 ports = 8), so the
-// loop is bound by throughput, not by the dependency of one chain.
-constexpr int kChains = 12;
+// loop is bound by throughput, not by the dependency of one chain; zmm has 32
+// registers, ymm 16 (two hold the multiplicands).
+constexpr int kZmmChains = 24;
+constexpr int kYmmChains = 14;
 constexpr int kUnroll = 4;
 
 // void kernel(int64_t iterations): kUnroll * kChains FMAs per iteration.
 class FmaKernel : public Xbyak::CodeGenerator {
  public:
-  explicit FmaKernel(bool zmm) {
+  explicit FmaKernel(bool zmm) : chains(zmm ? kZmmChains : kYmmChains) {
+    const int kChains = chains;
     const Xbyak::Reg64 n = rdi;
     for (int c = 0; c < kChains + 2; ++c) {
       if (zmm)
@@ -42,6 +45,7 @@ class FmaKernel : public Xbyak::CodeGenerator {
     vzeroupper();
     ret();
   }
+  const int chains;
 };
 
 }  // namespace
@@ -52,22 +56,24 @@ FmaPeak measure_fma_peak(int threads, double seconds) {
   kernel.ready();
   auto fn = kernel.getCode<void (*)(int64_t)>();
   const int lanes = zmm ? 16 : 8;
-  const double flops_per_iteration = 2.0 * lanes * kChains * kUnroll;
+  const double flops_per_iteration = 2.0 * lanes * kernel.chains * kUnroll;
 
-  // Calibrate: iterations for about 20 ms on one thread.
-  int64_t iterations = 1 << 16;
+  // Calibrate: iterations for about 1 ms on one thread. Short rounds, best of
+  // many, like the matmul timings: on a shared machine a long round almost
+  // always overlaps someone else's work on the same core.
+  int64_t iterations = 1 << 8;
   for (;;) {
     auto t0 = std::chrono::steady_clock::now();
     fn(iterations);
     double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (dt > 0.02) break;
+    if (dt > 0.001) break;
     iterations *= 2;
   }
   FmaPeak best;
   best.vector_bits = zmm ? 512 : 256;
   auto start = std::chrono::steady_clock::now();
   int rounds = 0;
-  while (rounds < 5 ||
+  while (rounds < 50 ||
          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
              seconds) {
     auto t0 = std::chrono::steady_clock::now();
