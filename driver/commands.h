@@ -11,5 +11,6 @@ void add_check_command(CLI::App& app, int& status);
 void add_eval_command(CLI::App& app, int& status);
 void add_equiv_command(CLI::App& app, int& status);
 void add_schedule_command(CLI::App& app, int& status);
+void add_compile_command(CLI::App& app, int& status);
 
 }  // namespace tirc::driver

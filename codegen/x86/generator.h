@@ -36,4 +36,17 @@ struct GeneratorOptions {
 MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
                          const GeneratorOptions& options);
 
+// What the generator did, for tests and `-v` logging.
+struct GeneratorStats {
+  int spills = 0;             // register -> stack stores forced by register pressure
+  int reloads = 0;            // loads of spilled temporaries
+  int branch_saves = 0;       // stores so both arms of a lazy if_then_else agree
+  int vectorized_loops = 0;   // Vectorized loops emitted as vector code
+  int serial_fallbacks = 0;   // Vectorized loops emitted serially (the rule refused them)
+  int contraction_nests = 0;  // nests taken by the contraction emitter
+  int parallel_loops = 0;     // loops outlined for tirc_parallel_for
+};
+MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
+                         const GeneratorOptions& options, GeneratorStats* stats);
+
 }  // namespace tirc

@@ -297,6 +297,16 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
     define_buffer(first, buffer);
     binders.push_back(
         Binder{StmtKind::DeclBuffer, loc(first), nullptr, {}, buffer->dtype, {}, {}, buffer});
+  } else if (at_t_attr("Buffer")) {
+    // `A_1 = T.Buffer((16384,), data=A.data)`: a view over existing storage
+    // (lowered IR prints flat buffers this way); it declares only a name.
+    Token callee = peek(2);
+    pos_ += 3;
+    expect_op("(", "after T.Buffer");
+    BufferArgs args = parse_buffer_args(callee, true, ")");
+    if (!args.data)
+      fail(callee, "T.Buffer in a function body needs data= (an allocation or BUFFER.data)");
+    define_buffer(first, build_buffer(first.text, args));
   } else if (peek().is_name("T") && peek(1).is_op(".") && peek(2).kind == TokenKind::Name &&
              peek(3).is_op("(") && peek(4).is_op(")") && DataType::parse(peek(2).text)) {
     // `n = T.int32()`: a fresh symbolic variable.

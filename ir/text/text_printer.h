@@ -57,11 +57,17 @@ class TextPrinter {
   // Names a buffer and remembers its storage variable, for `data=` of T.decl_buffer.
   void define_buffer(const Buffer& b);
   std::string data_reference(const VarNode* data) const;
+  // Buffers that are accessed but declared nowhere (flat views after
+  // lowering) print as `X = T.Buffer(shape, data=...)` where their storage
+  // comes into scope: at the top of the function or after its T.allocate.
+  void collect_aliases(const PrimFunc& f);
+  void print_aliases(const VarNode* data, int indent);
 
   std::string out_;
   NameTable names_;
   std::vector<const ForNode*> loops_;  // enclosing loops, outermost first
   std::unordered_map<const VarNode*, Buffer> data_owner_;
+  std::unordered_map<const VarNode*, std::vector<Buffer>> aliases_;  // by storage variable
 };
 
 // Python string literal with double quotes.

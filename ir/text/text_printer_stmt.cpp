@@ -1,4 +1,6 @@
 // Statements, blocks and functions, four spaces per indentation level.
+#include <unordered_set>
+
 #include "ir/functor.h"
 #include "ir/text/text_printer.h"
 
@@ -85,7 +87,77 @@ bool is_root_block(const Stmt& body) {
          !b.init && b.annotations.empty() && b.match_buffers.empty();
 }
 
+// Buffers declared somewhere, buffers accessed (in first-access order) and
+// storage variables bound by T.allocate.
+class BufferUses : public StmtVisitor {
+ public:
+  std::unordered_set<const BufferNode*> declared;
+  std::vector<Buffer> accessed;
+  std::unordered_set<const VarNode*> allocated;
+
+  void access(const Buffer& b) {
+    if (b && seen_.insert(b.get()).second) accessed.push_back(b);
+  }
+
+ protected:
+  void visit_load(const BufferLoadNode* n) override {
+    access(n->buffer);
+    StmtVisitor::visit_load(n);
+  }
+  void visit_store(const BufferStoreNode* n) override {
+    access(n->buffer);
+    StmtVisitor::visit_store(n);
+  }
+  void visit_region(const BufferRegion& r) override {
+    access(r.buffer);
+    StmtVisitor::visit_region(r);
+  }
+  void visit_block(const BlockNode* n) override {
+    for (const Buffer& b : n->alloc_buffers) declared.insert(b.get());
+    for (const MatchBufferRegion& m : n->match_buffers) declared.insert(m.buffer.get());
+    StmtVisitor::visit_block(n);
+  }
+  void visit_decl_buffer(const DeclBufferNode* n) override {
+    declared.insert(n->buffer.get());
+    StmtVisitor::visit_decl_buffer(n);
+  }
+  void visit_allocate(const AllocateNode* n) override {
+    allocated.insert(n->buffer_var.get());
+    StmtVisitor::visit_allocate(n);
+  }
+
+ private:
+  std::unordered_set<const BufferNode*> seen_;
+};
+
 }  // namespace
+
+void TextPrinter::collect_aliases(const PrimFunc& f) {
+  BufferUses uses;
+  for (const Param& p : f->params)
+    if (p.buffer) uses.declared.insert(p.buffer.get());
+  uses.visit(f->body);
+  for (const Buffer& b : uses.accessed) {
+    if (uses.declared.count(b.get()) || !b->data) continue;
+    // Storage not bound by an allocation is printed at the function's top.
+    const VarNode* key = uses.allocated.count(b->data.get()) ? b->data.get() : nullptr;
+    aliases_[key].push_back(b);
+  }
+}
+
+void TextPrinter::print_aliases(const VarNode* data, int indent) {
+  auto it = aliases_.find(data);
+  if (it == aliases_.end()) return;
+  for (const Buffer& b : it->second) {
+    std::string ref = data_reference(b->data.get());
+    std::string rhs = "T.Buffer(" + shape(b->shape);
+    if (b->dtype != DataType::float32()) rhs += ", " + quote(b->dtype.str());
+    if (!ref.empty()) rhs += ", data=" + ref;
+    rhs += buffer_tail(b).substr(quote(b->dtype.str()).size()) + ")";
+    define_buffer(b);
+    line(indent, buffer_name(b) + " = " + rhs);
+  }
+}
 
 void TextPrinter::line(int indent, std::string_view text) {
   out_.append(static_cast<size_t>(indent) * 4, ' ');
@@ -207,6 +279,7 @@ void TextPrinter::print_stmt(const Stmt& s, int indent) {
       std::string name =
           n->buffer_var ? names_.define(n->buffer_var.get(), n->buffer_var->name) : "None";
       line(indent, name + " = " + rhs);
+      if (n->buffer_var) print_aliases(n->buffer_var.get(), indent);
       print_body(n->body, indent);
       return;
     }
@@ -374,6 +447,8 @@ void TextPrinter::print_function(const PrimFunc& f, std::string_view name, int i
   line(indent, "def " + NameTable::sanitize(name) + "(" + params + "):");
   int in = indent + 1;
   if (!f->attrs.empty()) line(in, "T.func_attr(" + annotations(f->attrs) + ")");
+  collect_aliases(f);
+  print_aliases(nullptr, in);
   if (is_root_block(f->body)) {
     const BlockNode& root = *f->body.as<BlockRealizeNode>()->block;
     line(in, "# with T.block(\"root\"):");

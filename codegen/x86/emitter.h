@@ -1,0 +1,163 @@
+// The general x86 emitter of one function (an entry point or an outlined
+// parallel-loop body). Its parts live in emitter_*.cpp: statements, scalar
+// expressions, vector expressions, parallel loops; abi.cpp has prologues,
+// epilogues and the packed entry.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <xbyak/xbyak.h>
+
+#include "codegen/x86/constant_pool.h"
+#include "codegen/x86/generator.h"
+#include "codegen/x86/machine_code.h"
+#include "codegen/x86/registers.h"
+#include "ir/function.h"
+
+namespace tirc {
+
+// Allocations on the stack of one function (all Allocate statements, live at
+// once or not) may not exceed this many bytes: parallel bodies run on worker
+// threads with default 8 MiB stacks.
+inline constexpr int kMaxStackAllocationBytes = 4 << 20;
+
+// Where a variable's value lives. Integers and bools are kept as int64 values
+// wrapped to their type; float16 values as the exact float32 of the half.
+struct VarLoc {
+  enum class Kind : unsigned char { Gpr, Slot, Const } kind = Kind::Slot;
+  DataType type;
+  int reg = -1;
+  int offset = 0;  // Slot: frame offset
+  int64_t value = 0;
+};
+
+// Where a buffer's storage (its data variable) starts.
+struct StorageLoc {
+  enum class Kind : unsigned char { PointerSlot, FrameOffset } kind = Kind::PointerSlot;
+  int offset = 0;
+};
+
+// A value an outlined parallel body receives from its caller, 8 bytes each.
+struct Capture {
+  const VarNode* var;
+  bool is_storage;
+  DataType type;
+};
+
+struct ParallelJob {
+  const ForNode* loop;
+  std::vector<Capture> captures;
+  Xbyak::Label* entry;
+  std::string symbol;
+};
+
+// State shared by the functions of one generate_x86 call.
+struct ModuleState {
+  Xbyak::CodeGenerator& code;
+  ConstantPool& pool;
+  GeneratorOptions options;
+  std::vector<MachineCode::ExternalCall> external_calls;
+  std::deque<Xbyak::Label> labels;  // stable addresses for outlined bodies
+  std::vector<ParallelJob> jobs;
+  GeneratorStats stats;
+};
+
+// The shape of one vector evaluation: lanes of 32 bits; inside a vectorized
+// loop, loop_var's scalar binding is the first lane's value.
+struct VecCtx {
+  int lanes = 0;
+  const VarNode* loop_var = nullptr;
+  bool masked = false;  // the tail mask (k1 / the AVX2 mask register) is active
+  int bytes() const { return lanes * 4; }
+};
+
+class FunctionEmitter {
+ public:
+  FunctionEmitter(ModuleState& m, const PrimFunc* func, std::string symbol);
+
+  // The C-ABI entry `symbol` of func.
+  void emit_entry(Xbyak::Label& entry);
+  // `symbol_packed`, calling the entry.
+  static void emit_packed(ModuleState& m, const PrimFunc& func, Xbyak::Label& entry);
+  // An outlined parallel body.
+  void emit_parallel_body(const ParallelJob& job);
+
+  // Used by the contraction emitter's context.
+  Xbyak::CodeGenerator& code() { return code_; }
+  ModuleState& module() { return m_; }
+  RegisterPool& regs() { return regs_; }
+  void eval_int_into(const Expr& e, const Xbyak::Reg64& dst);
+  void load_storage_address(const Var& data, const Xbyak::Reg64& dst);
+
+ private:
+  // ---- abi.cpp
+  void prologue();
+  void epilogue(bool returns_int);
+  void patch_frame();
+  // ---- emitter_stmt.cpp
+  void emit(const Stmt& s);
+  void emit_for(const ForNode& f);
+  void emit_serial_loop(const ForNode& f, int start_temp, int end_temp);
+  void emit_unrolled(const ForNode& f, int64_t min, int64_t extent);
+  bool offer_contraction(const ForNode& f);
+  void emit_store(const BufferStoreNode& s);
+  void emit_allocate(const AllocateNode& a);
+  void bind_var(const Var& v, int temp, DataType t);
+  void unbind_var(const Var& v);
+  [[noreturn]] void fail(const std::string& what) const;
+  // ---- emitter_scalar.cpp
+  int eval(const Expr& e);  // a temporary holding e (GPR for ints/bools, xmm for floats)
+  int eval_binary(const BinaryNode& b);
+  int eval_int_binary(const BinaryNode& b);
+  int eval_float_binary(const BinaryNode& b);
+  int eval_compare(const BinaryNode& b);
+  int eval_cast(const CastNode& c);
+  int eval_select(const SelectNode& s);
+  int eval_call(const CallNode& c);
+  int eval_lazy_choice(const CallNode& c);
+  int eval_load(const BufferLoadNode& l);
+  int eval_var(const VarNode* v);
+  int eval_float_const(DataType t, double v);
+  int need(const Expr& e);
+  Xbyak::RegExp element_address(const Buffer& b, const Expr& index, int* index_temp);
+  void storage_base(const Var& data, const Xbyak::Reg64& dst);
+  void wrap(const Xbyak::Reg64& r, DataType t);
+  void round_float(int xmm, DataType t);
+  void to_double(int xmm, DataType from);
+  void from_double(int xmm, DataType to);
+  void store_scalar(const Xbyak::RegExp& addr, int temp, DataType t);
+  // ---- emitter_vector.cpp
+  int eval_vec(const Expr& e, const VecCtx& cx);
+  int eval_vec_load(const Expr& index, const Buffer& b, const VecCtx& cx);
+  void emit_vec_store(const BufferStoreNode& s, const VecCtx& cx);
+  void emit_vectorized(const ForNode& f);
+  void emit_tail_mask(const Xbyak::Reg64& remaining, int lanes);
+  bool depends_on(const Expr& e, const VarNode* v) const;
+  bool vector_stride(const Expr& index, const VecCtx& cx, int64_t* stride, Expr* base) const;
+  // ---- emitter_parallel.cpp
+  void emit_parallel(const ForNode& f);
+
+  ModuleState& m_;
+  Xbyak::CodeGenerator& code_;
+  const Target target_;
+  const PrimFunc* func_;
+  std::string symbol_;
+  Frame frame_;
+  RegisterPool regs_;
+  std::map<const VarNode*, VarLoc> vars_;
+  std::map<const VarNode*, StorageLoc> storage_;
+  std::map<const ExprNode*, int> need_cache_;
+  Xbyak::Label fail_label_;
+  size_t frame_patch_at_ = 0;
+  bool outlined_ = false;
+  SourceLoc loc_;  // of the statement being emitted
+  int allocated_bytes_ = 0;
+};
+
+// The vectorization rule (emitter_vector.cpp documents it); false with *why set otherwise.
+bool can_vectorize(const ForNode& f, Isa isa, std::string* why);
+
+}  // namespace tirc

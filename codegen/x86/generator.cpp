@@ -1,0 +1,88 @@
+// generate_x86: every function's entry, packed entry and outlined parallel
+// bodies into one position-independent text, constants at its end.
+#include "codegen/x86/generator.h"
+
+#include <set>
+
+#include "codegen/x86/emitter.h"
+
+namespace tirc {
+
+namespace {
+
+// Xbyak's growable buffer, without mprotect: the bytes are copied out, never run in place.
+struct PlainAllocator : Xbyak::Allocator {
+  bool useProtect() const override { return false; }
+};
+
+void check_symbol(const std::string& s, std::set<std::string>& seen) {
+  if (s.empty()) throw Error("x86 codegen: empty function symbol");
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+      throw Error("x86 codegen: symbol '" + s + "' is not a C identifier");
+  if (!seen.insert(s).second || !seen.insert(s + "_packed").second)
+    throw Error("x86 codegen: duplicate symbol '" + s + "'");
+}
+
+}  // namespace
+
+MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
+                         const GeneratorOptions& options) {
+  return generate_x86(functions, options, nullptr);
+}
+
+MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
+                         const GeneratorOptions& options, GeneratorStats* stats) {
+  PlainAllocator allocator;
+  Xbyak::CodeGenerator code(4096, Xbyak::AutoGrow, &allocator);
+  ConstantPool pool;
+  ModuleState m{code, pool, options, {}, {}, {}, {}};
+  MachineCode out;
+  std::set<std::string> seen;
+  SpillStats spills;
+  try {
+    for (const FunctionToCompile& fc : functions) {
+      check_symbol(fc.symbol, seen);
+      if (!fc.lowered || !fc.lowered->body)
+        throw Error("x86 codegen: function " + fc.symbol + " has no body");
+      Xbyak::Label entry;
+      code.align(16);
+      size_t start = code.getSize();
+      FunctionEmitter fe(m, &fc.lowered, fc.symbol);
+      fe.emit_entry(entry);
+      spills += fe.regs().stats();
+      out.symbols.push_back({fc.symbol, start, code.getSize() - start, true});
+      code.align(16);
+      start = code.getSize();
+      FunctionEmitter::emit_packed(m, fc.lowered, entry);
+      out.symbols.push_back({fc.symbol + "_packed", start, code.getSize() - start, true});
+      // Outlined bodies do not nest (a parallel loop inside one runs serially).
+      for (size_t j = 0; j < m.jobs.size(); ++j) {
+        code.align(16);
+        start = code.getSize();
+        ParallelJob job = m.jobs[j];
+        FunctionEmitter body(m, &fc.lowered, job.symbol);
+        body.emit_parallel_body(job);
+        spills += body.regs().stats();
+        out.symbols.push_back({job.symbol, start, code.getSize() - start, false});
+      }
+      m.jobs.clear();
+    }
+    pool.emit(code);
+    code.ready();
+  } catch (const Xbyak::Error& e) {
+    throw Error(std::string("x86 codegen: xbyak: ") + e.what());
+  }
+  out.text.assign(code.getCode(), code.getCode() + code.getSize());
+  out.external_calls = m.external_calls;
+  out.text_alignment = 64;
+  if (stats) {
+    *stats = m.stats;
+    stats->spills = spills.spills;
+    stats->reloads = spills.reloads;
+    stats->branch_saves = spills.branch_saves;
+  }
+  return out;
+}
+
+}  // namespace tirc

@@ -1,0 +1,324 @@
+// decompose-reductions: TVM's decompose_reduction, applied wherever it is
+// legal, at the outermost loop that binds a reduction variable.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/arith/region.h"
+#include "ir/functor.h"
+#include "ir/substitute.h"
+#include "passes/pass_util.h"
+#include "passes/passes.h"
+
+namespace tirc {
+
+using namespace passes;
+
+namespace {
+
+using VarSet = std::unordered_set<const VarNode*>;
+
+class StmtVars : public StmtVisitor {
+ public:
+  VarSet vars;
+
+ protected:
+  void visit_var(const VarNode* v) override { vars.insert(v); }
+};
+
+// Whether a subtree touches storage in `data` anywhere outside `skip`.
+class TouchesStorage : public StmtVisitor {
+ public:
+  TouchesStorage(const VarSet& data, const StmtNode* skip) : data_(data), skip_(skip) {}
+  bool found = false;
+  void visit_stmt(const Stmt& s) {
+    if (s.get() == skip_) return;
+    StmtVisitor::visit(s);
+  }
+
+ protected:
+  void visit_load(const BufferLoadNode* n) override {
+    if (n->buffer && data_.count(n->buffer->data.get())) found = true;
+    StmtVisitor::visit_load(n);
+  }
+  void visit_store(const BufferStoreNode* n) override {
+    if (n->buffer && data_.count(n->buffer->data.get())) found = true;
+    StmtVisitor::visit_store(n);
+  }
+  void visit_for(const ForNode* n) override {
+    visit(n->min);
+    visit(n->extent);
+    visit_stmt(n->body);
+  }
+  void visit_seq(const SeqStmtNode* n) override {
+    for (const Stmt& s : n->seq) visit_stmt(s);
+  }
+  void visit_block_realize(const BlockRealizeNode* n) override {
+    for (const Expr& e : n->iter_values) visit(e);
+    if (n->block) visit_block(n->block.get());
+  }
+  void visit_block(const BlockNode* n) override {
+    if (n->init) visit_stmt(n->init);
+    visit_stmt(n->body);
+  }
+  void visit_if(const IfThenElseNode* n) override {
+    visit(n->cond);
+    visit_stmt(n->then_case);
+    if (n->else_case) visit_stmt(n->else_case);
+  }
+  void visit_let(const LetStmtNode* n) override {
+    visit(n->value);
+    visit_stmt(n->body);
+  }
+  void visit_allocate(const AllocateNode* n) override { visit_stmt(n->body); }
+  void visit_decl_buffer(const DeclBufferNode* n) override { visit_stmt(n->body); }
+
+ private:
+  const VarSet& data_;
+  const StmtNode* skip_;
+};
+
+class Decomposer {
+ public:
+  Decomposer() = default;
+
+  Stmt rewrite(const Stmt& s) {
+    if (!s) return s;
+    switch (s.kind()) {
+      case StmtKind::For: {
+        auto* f = s.as<ForNode>();
+        loops_.push_back(f);
+        Stmt body = rewrite(f->body);
+        loops_.pop_back();
+        Stmt out = s;
+        if (!body.same_as(f->body)) {
+          auto n = std::make_shared<ForNode>(f->loop_var, f->min, f->extent, f->for_kind, body,
+                                             f->thread_tag, f->annotations);
+          n->loc = f->loc;
+          out = Stmt(std::move(n));
+        }
+        auto it = inits_before_.find(f);
+        if (it == inits_before_.end()) return out;
+        std::vector<Stmt> seq = std::move(it->second);
+        inits_before_.erase(it);
+        seq.push_back(out);
+        return make_seq(std::move(seq));
+      }
+      case StmtKind::Seq: {
+        auto* n = s.as<SeqStmtNode>();
+        std::vector<Stmt> seq;
+        bool changed = false;
+        for (const Stmt& c : n->seq) {
+          seq.push_back(rewrite(c));
+          changed |= !seq.back().same_as(c);
+        }
+        return changed ? make_seq(std::move(seq)) : s;
+      }
+      case StmtKind::IfThenElse: {
+        auto* n = s.as<IfThenElseNode>();
+        Barrier guard(*this);
+        Stmt t = rewrite(n->then_case), e = rewrite(n->else_case);
+        if (t.same_as(n->then_case) && e.same_as(n->else_case)) return s;
+        auto m = std::make_shared<IfThenElseNode>(n->cond, t, e);
+        m->loc = n->loc;
+        return Stmt(std::move(m));
+      }
+      case StmtKind::LetStmt: {
+        auto* n = s.as<LetStmtNode>();
+        Barrier guard(*this);
+        Stmt b = rewrite(n->body);
+        if (b.same_as(n->body)) return s;
+        auto m = std::make_shared<LetStmtNode>(n->var, n->value, b);
+        m->loc = n->loc;
+        return Stmt(std::move(m));
+      }
+      case StmtKind::Allocate: {
+        auto* n = s.as<AllocateNode>();
+        Barrier guard(*this);
+        Stmt b = rewrite(n->body);
+        if (b.same_as(n->body)) return s;
+        auto m = std::make_shared<AllocateNode>(n->buffer_var, n->dtype, n->extents, n->scope, b);
+        m->loc = n->loc;
+        return Stmt(std::move(m));
+      }
+      case StmtKind::DeclBuffer: {
+        auto* n = s.as<DeclBufferNode>();
+        Barrier guard(*this);
+        Stmt b = rewrite(n->body);
+        if (b.same_as(n->body)) return s;
+        auto m = std::make_shared<DeclBufferNode>(n->buffer, b);
+        m->loc = n->loc;
+        return Stmt(std::move(m));
+      }
+      case StmtKind::Block: {
+        Block b = rewrite_block(std::static_pointer_cast<const BlockNode>(s.ptr()));
+        return Stmt(b);
+      }
+      case StmtKind::BlockRealize:
+        return rewrite_realize(s, s.as<BlockRealizeNode>());
+      default:
+        return s;
+    }
+  }
+
+ private:
+  // Statements other than loops between a block and the loop where its init
+  // would go make hoisting illegal; a barrier marks how many loops lie above.
+  struct Barrier {
+    explicit Barrier(Decomposer& d) : d_(d) { d_.barriers_.push_back(d_.loops_.size()); }
+    ~Barrier() { d_.barriers_.pop_back(); }
+    Decomposer& d_;
+  };
+
+  // Rewrites inside a block: the loops above it no longer count.
+  Block rewrite_block(const Block& b) {
+    std::vector<const ForNode*> saved_loops = std::move(loops_);
+    std::vector<size_t> saved_barriers = std::move(barriers_);
+    loops_.clear();
+    barriers_.clear();
+    Stmt body = rewrite(b->body);
+    Stmt init = b->init ? rewrite(b->init) : Stmt();
+    loops_ = std::move(saved_loops);
+    barriers_ = std::move(saved_barriers);
+    if (body.same_as(b->body) && init.same_as(b->init)) return b;
+    auto n = std::make_shared<BlockNode>(*b);
+    n->body = body;
+    n->init = init;
+    return n;
+  }
+
+  Stmt rewrite_realize(const Stmt& s, const BlockRealizeNode* r) {
+    Block block = rewrite_block(r->block);
+    if (block->init) {
+      if (Stmt init = hoisted_init(r, *block)) {
+        auto n = std::make_shared<BlockNode>(*block);
+        n->init = Stmt();
+        auto m = std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, Block(n));
+        m->loc = r->loc;
+        return Stmt(std::move(m));
+      }
+    }
+    if (block == r->block) return s;
+    auto m = std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, block);
+    m->loc = r->loc;
+    return Stmt(std::move(m));
+  }
+
+  // Builds the init nest and records where it goes, or returns null when
+  // hoisting would change what the program computes.
+  Stmt hoisted_init(const BlockRealizeNode* r, const BlockNode& b) {
+    if (r->iter_values.size() != b.iter_vars.size()) return Stmt();
+    VarSet reduce_loops, spatial_loops, reduce_ivs;
+    for (size_t i = 0; i < b.iter_vars.size(); ++i) {
+      const IterVar& iv = b.iter_vars[i];
+      VarSet used = vars_of(r->iter_values[i]);
+      if (iv.kind == IterKind::Reduce) {
+        reduce_loops.insert(used.begin(), used.end());
+        reduce_ivs.insert(iv.var.get());
+      } else if (iv.kind == IterKind::DataPar) {
+        spatial_loops.insert(used.begin(), used.end());
+      } else {
+        return Stmt();  // opaque variables: no notion of "first reduction step"
+      }
+    }
+    size_t p = loops_.size();
+    for (size_t q = 0; q < loops_.size(); ++q)
+      if (reduce_loops.count(loops_[q]->loop_var.get())) {
+        p = q;
+        break;
+      }
+    if (p == loops_.size()) return Stmt();
+    for (size_t barrier : barriers_)
+      if (p < barrier) return Stmt();
+
+    VarSet replicated, inner_other;
+    for (size_t q = p; q < loops_.size(); ++q) {
+      const VarNode* v = loops_[q]->loop_var.get();
+      bool in_r = reduce_loops.count(v) > 0, in_s = spatial_loops.count(v) > 0;
+      if (in_r && in_s) return Stmt();
+      // A loop binding nothing repeats the reduction: the init would run once
+      // per repetition in place but only once when hoisted.
+      if (!in_r && !in_s && !is_const_int(loops_[q]->extent, 1)) return Stmt();
+      (in_s ? replicated : inner_other).insert(v);
+    }
+    for (size_t q = p; q < loops_.size(); ++q)
+      if (replicated.count(loops_[q]->loop_var.get()) &&
+          (uses_any(loops_[q]->min, inner_other) || uses_any(loops_[q]->extent, inner_other)))
+        return Stmt();
+    std::vector<Expr> init_pred;
+    for (const Expr& c : conjuncts(r->predicate)) {
+      if (uses_any(c, inner_other)) return Stmt();
+      init_pred.push_back(c);
+    }
+    StmtVars init_vars;
+    init_vars.visit(b.init);
+    for (const VarNode* v : init_vars.vars)
+      if (reduce_ivs.count(v)) return Stmt();
+
+    // Nothing else under the hoisting loop may touch what the init writes.
+    VarSet written;
+    for (const BufferRegion& w : b.writes)
+      if (w.buffer) written.insert(w.buffer->data.get());
+    AccessRegions init_access = infer_access_regions(b);
+    for (const BufferRegion& w : init_access.writes)
+      if (w.buffer) written.insert(w.buffer->data.get());
+    TouchesStorage touches(written, r);
+    touches.visit_stmt(loops_[p]->body);
+    if (touches.found) return Stmt();
+
+    VarMap loop_map;
+    std::vector<Var> new_loop_vars(loops_.size());
+    for (size_t q = p; q < loops_.size(); ++q) {
+      const Var& v = loops_[q]->loop_var;
+      if (!replicated.count(v.get())) continue;
+      new_loop_vars[q] = make_var(v->name + "_init", v->dtype);
+      loop_map[v.get()] = Expr(new_loop_vars[q]);
+    }
+    auto init_block = std::make_shared<BlockNode>();
+    init_block->name = b.name + "_init";
+    VarMap iv_map;
+    std::vector<Expr> values;
+    for (size_t i = 0; i < b.iter_vars.size(); ++i) {
+      const IterVar& iv = b.iter_vars[i];
+      if (iv.kind != IterKind::DataPar) continue;
+      IterVar copy = iv;
+      copy.var = make_var(iv.var->name + "_init", iv.var->dtype);
+      iv_map[iv.var.get()] = Expr(copy.var);
+      init_block->iter_vars.push_back(copy);
+      values.push_back(substitute(r->iter_values[i], loop_map));
+    }
+    init_block->body = substitute(b.init, iv_map);
+    AccessRegions regions = infer_access_regions(*init_block);
+    init_block->reads = regions.reads;
+    init_block->writes = regions.writes;
+    init_block->annotations = {};
+    auto realize = std::make_shared<BlockRealizeNode>(
+        values, substitute(conjunction(init_pred), loop_map), Block(init_block));
+    realize->loc = b.init->loc;
+    Stmt nest(std::move(realize));
+    for (size_t q = loops_.size(); q-- > p;) {
+      if (!new_loop_vars[q]) continue;
+      const ForNode* f = loops_[q];
+      auto loop = std::make_shared<ForNode>(new_loop_vars[q], substitute(f->min, loop_map),
+                                            substitute(f->extent, loop_map), f->for_kind, nest,
+                                            f->thread_tag, f->annotations);
+      loop->loc = f->loc;
+      nest = Stmt(std::move(loop));
+    }
+    inits_before_[loops_[p]].push_back(nest);
+    return nest;
+  }
+
+  std::vector<const ForNode*> loops_;
+  std::vector<size_t> barriers_;
+  std::unordered_map<const ForNode*, std::vector<Stmt>> inits_before_;
+};
+
+}  // namespace
+
+PrimFunc decompose_reductions(const PrimFunc& f) {
+  Decomposer d;
+  Stmt body = d.rewrite(f->body);
+  return body.same_as(f->body) ? f : with_body(f, body);
+}
+
+}  // namespace tirc

@@ -1,0 +1,178 @@
+#include "passes/pass_util.h"
+
+#include "ir/functor.h"
+
+namespace tirc::passes {
+
+namespace {
+
+class NameCollector : public StmtVisitor {
+ public:
+  std::unordered_set<std::string>& names;
+  explicit NameCollector(std::unordered_set<std::string>& n) : names(n) {}
+  void add(const Buffer& b) {
+    if (!b) return;
+    names.insert(b->name);
+    if (b->data) names.insert(b->data->name);
+  }
+
+ protected:
+  void visit_var(const VarNode* v) override { names.insert(v->name); }
+  void visit_load(const BufferLoadNode* n) override {
+    add(n->buffer);
+    StmtVisitor::visit_load(n);
+  }
+  void visit_store(const BufferStoreNode* n) override {
+    add(n->buffer);
+    StmtVisitor::visit_store(n);
+  }
+  void visit_for(const ForNode* n) override {
+    if (n->loop_var) names.insert(n->loop_var->name);
+    StmtVisitor::visit_for(n);
+  }
+  void visit_block(const BlockNode* n) override {
+    for (const IterVar& iv : n->iter_vars)
+      if (iv.var) names.insert(iv.var->name);
+    for (const Buffer& b : n->alloc_buffers) add(b);
+    for (const MatchBufferRegion& m : n->match_buffers) add(m.buffer);
+    StmtVisitor::visit_block(n);
+  }
+  void visit_region(const BufferRegion& r) override {
+    add(r.buffer);
+    StmtVisitor::visit_region(r);
+  }
+  void visit_let(const LetStmtNode* n) override {
+    if (n->var) names.insert(n->var->name);
+    StmtVisitor::visit_let(n);
+  }
+  void visit_allocate(const AllocateNode* n) override {
+    if (n->buffer_var) names.insert(n->buffer_var->name);
+    StmtVisitor::visit_allocate(n);
+  }
+  void visit_decl_buffer(const DeclBufferNode* n) override {
+    add(n->buffer);
+    StmtVisitor::visit_decl_buffer(n);
+  }
+};
+
+class VarCollector : public ExprVisitor {
+ public:
+  std::unordered_set<const VarNode*> vars;
+
+ protected:
+  void visit_var(const VarNode* v) override { vars.insert(v); }
+};
+
+int bits_of(DataType t) {
+  return t.bits();
+}
+
+}  // namespace
+
+NameSet::NameSet(const PrimFunc& f) {
+  NameCollector c(used_);
+  for (const Param& p : f->params) {
+    if (p.var) used_.insert(p.var->name);
+    c.add(p.buffer);
+  }
+  c.visit(f->body);
+}
+
+std::string NameSet::fresh(const std::string& base) {
+  std::string name = base;
+  for (int i = 1; used_.count(name); ++i) name = base + "_" + std::to_string(i);
+  used_.insert(name);
+  return name;
+}
+
+std::unordered_set<const VarNode*> vars_of(const Expr& e) {
+  VarCollector c;
+  if (e) c.visit(e);
+  return std::move(c.vars);
+}
+
+bool uses_any(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
+  for (const VarNode* v : vars_of(e))
+    if (vars.count(v)) return true;
+  return false;
+}
+
+std::vector<Expr> conjuncts(const Expr& e) {
+  if (!e || is_const_int(e, 1)) return {};
+  if (e.kind() == ExprKind::And) {
+    auto* b = e.as<BinaryNode>();
+    std::vector<Expr> out = conjuncts(b->a);
+    for (Expr& x : conjuncts(b->b)) out.push_back(std::move(x));
+    return out;
+  }
+  return {e};
+}
+
+Expr conjunction(const std::vector<Expr>& es) {
+  if (es.empty()) return make_bool(true);
+  Expr out = es[0];
+  for (size_t i = 1; i < es.size(); ++i) out = logical_and(out, es[i]);
+  return out;
+}
+
+Expr cast_index(const Expr& e, DataType t) {
+  if (e.dtype().element_of() == t.element_of()) return e;
+  if (auto c = as_const_int(e); c && e.dtype().lanes() == 1) return make_int(*c, t.element_of());
+  DataType target = t.element_of();
+  if (e.dtype().lanes() > 1) target = target.with_lanes(e.dtype().lanes());
+  return make_cast(target, e);
+}
+
+namespace {
+Expr combine(ExprKind kind, Expr a, Expr b) {
+  DataType ta = a.dtype().element_of(), tb = b.dtype().element_of();
+  DataType t = bits_of(ta) >= bits_of(tb) ? ta : tb;
+  if (as_const_int(a) && a.dtype().lanes() == 1) t = tb;
+  if (as_const_int(b) && b.dtype().lanes() == 1 && !(as_const_int(a) && a.dtype().lanes() == 1))
+    t = ta;
+  a = cast_index(a, t);
+  b = cast_index(b, t);
+  int la = a.dtype().lanes(), lb = b.dtype().lanes();
+  if (la > 1 && lb == 1) b = make_broadcast(b, la);
+  if (lb > 1 && la == 1) a = make_broadcast(a, lb);
+  return make_binary(kind, a, b);
+}
+}  // namespace
+
+Expr index_add(const Expr& a, const Expr& b) {
+  if (is_const_int(a, 0) && a.dtype().lanes() == 1) return b;
+  if (is_const_int(b, 0) && b.dtype().lanes() == 1) return a;
+  return combine(ExprKind::Add, a, b);
+}
+
+Expr index_mul(const Expr& a, const Expr& b) {
+  if (is_const_int(a, 1) && a.dtype().lanes() == 1) return b;
+  if (is_const_int(b, 1) && b.dtype().lanes() == 1) return a;
+  return combine(ExprKind::Mul, a, b);
+}
+
+std::vector<Expr> effective_strides(const Buffer& b) {
+  if (!b->strides.empty()) return b->strides;
+  std::vector<Expr> out(b->ndim());
+  Expr stride = make_int(1, b->shape.empty() ? DataType::int32() : b->shape.back().dtype());
+  for (size_t i = b->ndim(); i-- > 0;) {
+    out[i] = stride;
+    stride = index_mul(stride, b->shape[i]);
+  }
+  return out;
+}
+
+Expr storage_span(const Buffer& b) {
+  Expr span = b->elem_offset ? b->elem_offset : make_int(0);
+  if (b->strides.empty()) {
+    Expr elems = make_int(1);
+    for (const Expr& d : b->shape) elems = index_mul(elems, d);
+    return index_add(span, elems);
+  }
+  std::vector<Expr> strides = effective_strides(b);
+  for (size_t i = 0; i < b->ndim(); ++i)
+    span = index_add(span, index_mul(index_add(b->shape[i], make_int(-1)), strides[i]));
+  return index_add(span, make_int(1));
+}
+
+}  // namespace tirc::passes

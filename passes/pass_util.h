@@ -1,0 +1,43 @@
+// Helpers shared by the lowering passes (internal to passes/).
+#pragma once
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/function.h"
+
+namespace tirc::passes {
+
+// Every name a printed function could use (variables, buffers, data handles),
+// so passes can give new objects names the printer will not have to change.
+class NameSet {
+ public:
+  explicit NameSet(const PrimFunc& f);
+  // `base` when unused, else `base_1`, `base_2`...; the result is then taken.
+  std::string fresh(const std::string& base);
+
+ private:
+  std::unordered_set<std::string> used_;
+};
+
+// Variables an expression mentions.
+std::unordered_set<const VarNode*> vars_of(const Expr& e);
+bool uses_any(const Expr& e, const std::unordered_set<const VarNode*>& vars);
+
+// The conjuncts of a bool expression (`a and b and c` -> {a, b, c}).
+std::vector<Expr> conjuncts(const Expr& e);
+Expr conjunction(const std::vector<Expr>& es);  // true when empty
+
+// a + b / a * b for index arithmetic: immediates and scalars are converted to
+// the wider integer type, and a scalar meeting a vector is broadcast.
+Expr index_add(const Expr& a, const Expr& b);
+Expr index_mul(const Expr& a, const Expr& b);
+Expr cast_index(const Expr& e, DataType t);
+
+// Strides of b in elements, outermost first (compact row-major when unset).
+std::vector<Expr> effective_strides(const Buffer& b);
+// Elements from b's storage start to one past its last element.
+Expr storage_span(const Buffer& b);
+
+}  // namespace tirc::passes

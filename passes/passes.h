@@ -1,0 +1,24 @@
+// The individual lowering passes, in pipeline order (lower() in pipeline.h
+// runs them all). Each takes and returns a whole PrimFunc; see LOWERED.md.
+#pragma once
+
+#include "ir/function.h"
+
+namespace tirc {
+
+// Hoists a reduction block's init into its own loop nest (a "<name>_init"
+// block) before the outermost loop that binds a reduction variable, when that
+// keeps the program's meaning; otherwise leaves the init in place.
+PrimFunc decompose_reductions(const PrimFunc& f);
+// Removes blocks: iteration variables become their bound values, T.where an
+// IfThenElse, a remaining init a guarded statement, alloc_buffers Allocates.
+PrimFunc lower_blocks(const PrimFunc& f);
+// Rewrites every access to one element offset on a flat buffer sharing the
+// original storage; drops DeclBuffer.
+PrimFunc flatten_buffers(const PrimFunc& f);
+// Simplifies every index, condition and loop bound; drops provably true ifs.
+PrimFunc simplify_lowered(const PrimFunc& f);
+// Lets allocations whose lifetimes do not overlap share storage.
+PrimFunc plan_storage(const PrimFunc& f);
+
+}  // namespace tirc

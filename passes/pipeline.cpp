@@ -1,0 +1,47 @@
+// The pass list and lower().
+#include "passes/pipeline.h"
+
+#include "passes/passes.h"
+
+namespace tirc {
+
+const std::vector<LoweringPass>& lowering_passes() {
+  static const std::vector<LoweringPass> passes = {
+      {"decompose-reductions",
+       "hoist reduction inits into their own loop nests where legal (TVM decompose_reduction)",
+       decompose_reductions},
+      {"lower-blocks",
+       "replace blocks by their bound values; T.where and remaining inits become ifs, "
+       "alloc_buffers Allocates",
+       lower_blocks},
+      {"flatten-buffers", "access every buffer through one element offset on flat storage",
+       flatten_buffers},
+      {"simplify", "simplify every index, condition and loop bound", simplify_lowered},
+      {"plan-storage", "let allocations whose lifetimes do not overlap share storage",
+       plan_storage},
+  };
+  return passes;
+}
+
+const LoweringPass* find_lowering_pass(std::string_view name) {
+  for (const LoweringPass& p : lowering_passes())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+PrimFunc lower(const PrimFunc& f, const PassObserver& after_each) {
+  PrimFunc current = f;
+  for (const LoweringPass& pass : lowering_passes()) {
+    current = pass.run(current);
+    if (after_each) after_each(pass.name, current);
+  }
+  return current;
+}
+
+IRModule lower(const IRModule& m, const PassObserver& after_each) {
+  IRModule out;
+  for (const auto& [name, f] : m.functions()) out.add(name, lower(f, after_each));
+  return out;
+}
+
+}  // namespace tirc
