@@ -47,11 +47,11 @@ bool vec_math_fn_from_name(std::string_view name, VecMathFn* fn) {
 MathAccuracy vec_math_accuracy(VecMathFn fn) {
   constexpr double kDenormUlp = 1.4012984643248171e-45;  // 2^-149
   switch (fn) {
-    case VecMathFn::exp: return {2.5e-7, kDenormUlp};
-    case VecMathFn::log: return {2.5e-7, 0};
-    case VecMathFn::tanh: return {4e-7, 0};
-    case VecMathFn::erf: return {3e-7, kDenormUlp};
-    case VecMathFn::sigmoid: return {4e-7, kDenormUlp};
+    case VecMathFn::exp: return {1.0e-7, kDenormUlp};
+    case VecMathFn::log: return {1.0e-7, 0};
+    case VecMathFn::tanh: return {2.0e-7, 0};
+    case VecMathFn::erf: return {2.0e-7, kDenormUlp};
+    case VecMathFn::sigmoid: return {2.0e-7, kDenormUlp};
     case VecMathFn::sqrt: return {6e-8, 0};  // correctly rounded: half an ulp
   }
   return {0, 0};

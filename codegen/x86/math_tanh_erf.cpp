@@ -39,7 +39,7 @@ constexpr std::array<float, 11> kErfcScaledPoly = {
 
 void Emitter::tanh(int dst, int src, int s0, int s1) {
   auto d = v(dst), x = v(src), a = v(s0), b = v(s1);
-  // Saturating half: d = |tanh x| from t = exp(-2|x|).
+  // Saturating half: d = |tanh x| from t = exp(-2|x|) (NaN stays NaN).
   c_.vorps(d, x, u(kSignBit));  // -|x|
   c_.vaddps(d, d, d);
   exp(dst, dst, s0, s1);
@@ -47,15 +47,17 @@ void Emitter::tanh(int dst, int src, int s0, int s1) {
   c_.vsubps(a, b, d);
   c_.vaddps(d, d, b);
   c_.vdivps(d, a, d);
-  c_.vandps(a, x, u(kSignBit));
-  c_.vorps(d, d, a);  // sign of x (NaN stays NaN)
-  // Small half: keeps tanh(-0) = -0 and full relative accuracy near 0.
+  // Small half: full relative accuracy near 0.
   c_.vmulps(a, x, x);
   horner(s1, s0, kTanhPoly);
   c_.vmulps(b, b, a);
   c_.vfmadd213ps(b, x, x);
   c_.vandps(a, x, u(kAbsMask));
   select_lt(dst, s0, f(kTanhSmall), s1, s0);
+  // The sign of x on both halves; also makes tanh(-0) = -0, which the
+  // polynomial alone turns into +0 (x + (+0) for x = -0).
+  c_.vandps(a, x, u(kSignBit));
+  c_.vorps(d, d, a);
 }
 
 void Emitter::erf(int dst, int src, int s0, int s1) {
