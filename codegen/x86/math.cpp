@@ -12,12 +12,18 @@ namespace {
 
 const char* fn_name(VecMathFn fn) {
   switch (fn) {
-    case VecMathFn::exp: return "exp";
-    case VecMathFn::log: return "log";
-    case VecMathFn::tanh: return "tanh";
-    case VecMathFn::erf: return "erf";
-    case VecMathFn::sigmoid: return "sigmoid";
-    case VecMathFn::sqrt: return "sqrt";
+    case VecMathFn::exp:
+      return "exp";
+    case VecMathFn::log:
+      return "log";
+    case VecMathFn::tanh:
+      return "tanh";
+    case VecMathFn::erf:
+      return "erf";
+    case VecMathFn::sigmoid:
+      return "sigmoid";
+    case VecMathFn::sqrt:
+      return "sqrt";
   }
   return "?";
 }
@@ -47,21 +53,30 @@ bool vec_math_fn_from_name(std::string_view name, VecMathFn* fn) {
 MathAccuracy vec_math_accuracy(VecMathFn fn) {
   constexpr double kDenormUlp = 1.4012984643248171e-45;  // 2^-149
   switch (fn) {
-    case VecMathFn::exp: return {1.0e-7, kDenormUlp};
-    case VecMathFn::log: return {1.0e-7, 0};
-    case VecMathFn::tanh: return {2.0e-7, 0};
-    case VecMathFn::erf: return {2.0e-7, kDenormUlp};
-    case VecMathFn::sigmoid: return {2.0e-7, kDenormUlp};
-    case VecMathFn::sqrt: return {6e-8, 0};  // correctly rounded: half an ulp
+    case VecMathFn::exp:
+      return {1.0e-7, kDenormUlp};
+    case VecMathFn::log:
+      return {1.0e-7, 0};
+    case VecMathFn::tanh:
+      return {2.0e-7, 0};
+    case VecMathFn::erf:
+      return {2.0e-7, kDenormUlp};
+    case VecMathFn::sigmoid:
+      return {2.0e-7, kDenormUlp};
+    case VecMathFn::sqrt:
+      return {6e-8, 0};  // correctly rounded: half an ulp
   }
   return {0, 0};
 }
 
 int vec_math_scratch_count(VecMathFn fn, Isa) {
   switch (fn) {
-    case VecMathFn::sqrt: return 0;
-    case VecMathFn::exp: return 2;
-    default: return 3;  // two working registers and a copy of src when dst == src
+    case VecMathFn::sqrt:
+      return 0;
+    case VecMathFn::exp:
+      return 2;
+    default:
+      return 3;  // two working registers and a copy of src when dst == src
   }
 }
 
@@ -102,11 +117,20 @@ void emit_vec_math(Xbyak::CodeGenerator& code, ConstantPool& pool, Isa isa, int 
     code.vmovaps(e.v(x), e.v(src));
   }
   switch (fn) {
-    case VecMathFn::log: e.log(dst, x, scratch[0], scratch[1]); break;
-    case VecMathFn::tanh: e.tanh(dst, x, scratch[0], scratch[1]); break;
-    case VecMathFn::erf: e.erf(dst, x, scratch[0], scratch[1]); break;
-    case VecMathFn::sigmoid: e.sigmoid(dst, x, scratch[0], scratch[1]); break;
-    default: break;
+    case VecMathFn::log:
+      e.log(dst, x, scratch[0], scratch[1]);
+      break;
+    case VecMathFn::tanh:
+      e.tanh(dst, x, scratch[0], scratch[1]);
+      break;
+    case VecMathFn::erf:
+      e.erf(dst, x, scratch[0], scratch[1]);
+      break;
+    case VecMathFn::sigmoid:
+      e.sigmoid(dst, x, scratch[0], scratch[1]);
+      break;
+    default:
+      break;
   }
 }
 

@@ -32,9 +32,9 @@ constexpr std::array<float, 5> kExpPoly = {1.392617589e-03f, 8.363173343e-03f, 4
 
 // log(1+f) ~= f - f^2/2 + f^3 * Q(f) on f in [sqrt(1/2)-1, sqrt(2)-1]; Q is a
 // degree-8 fit of (log1p(f) - f + f^2/2) / f^3 at Chebyshev nodes.
-constexpr std::array<float, 9> kLogPoly = {
-    6.971611828e-02f, -1.147973388e-01f, 1.168541983e-01f, -1.242568716e-01f, 1.424905807e-01f,
-    -1.666780263e-01f, 2.000071555e-01f, -2.499999702e-01f, 3.333333135e-01f};
+constexpr std::array<float, 9> kLogPoly = {6.971611828e-02f,  -1.147973388e-01f, 1.168541983e-01f,
+                                           -1.242568716e-01f, 1.424905807e-01f,  -1.666780263e-01f,
+                                           2.000071555e-01f,  -2.499999702e-01f, 3.333333135e-01f};
 
 // Bits of float sqrt(1/2): subtracting them from a float's bits makes the
 // exponent field floor(log2(x / sqrt(1/2))), so the mantissa lands in
@@ -126,12 +126,12 @@ void Emitter::log(int dst, int src, int s0, int s1) {
   c_.vpaddd(d, d, u(kSqrtHalfBits));  // d = m
   c_.vpsrad(b, b, 23);
   c_.vcvtdq2ps(b, b);
-  c_.vaddps(b, b, a);             // b = e
-  c_.vsubps(d, d, f(1.0f));       // d = m - 1, exact (Sterbenz)
-  horner(s0, dst, kLogPoly);      // a = Q(f)
+  c_.vaddps(b, b, a);              // b = e
+  c_.vsubps(d, d, f(1.0f));        // d = m - 1, exact (Sterbenz)
+  horner(s0, dst, kLogPoly);       // a = Q(f)
   c_.vfmadd213ps(a, d, f(-0.5f));  // a = -1/2 + f*Q
   c_.vmulps(a, a, d);
-  c_.vfmadd213ps(a, d, d);            // a = log1p(f)
+  c_.vfmadd213ps(a, d, d);  // a = log1p(f)
   c_.vfmadd231ps(a, b, f(kLn2Lo));
   c_.vfmadd231ps(a, b, f(kLn2Hi));
   c_.vmovaps(d, a);
