@@ -17,8 +17,8 @@ struct MatmulTiling {
 };
 
 // The tile for C[m, n] += A[m, k] * B[k, n] on target: rows x vectors
-// accumulators within the register budget, dividing m and n, maximising
-// FMAs per operand load (rows * vectors / (rows + vectors)).
+// accumulators within the register budget, dividing m and n; 2-3 vectors
+// wide when n allows, then the most accumulators, then the most rows.
 MatmulTiling choose_matmul_tiling(int64_t m, int64_t n, int64_t k, const Target& target);
 
 // examples/matmul.tir with shapes A[m, k], B[k, n], C[m, n] (block "C", function "main").

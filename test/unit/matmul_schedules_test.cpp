@@ -11,17 +11,19 @@ namespace tirc {
 
 TEST_CASE("matmul schedule: tiles fit the register budget and divide the shape", "[contraction]") {
   MatmulTiling t = choose_matmul_tiling(1024, 1024, 1024, Target{Isa::avx512});
-  CHECK(t.rows == 4);
-  CHECK(t.columns == 64);  // 4 x 4 vectors: 16 accumulators, 8 loads per 16 FMAs
-  CHECK(t.kc == 128);      // 128 x 64 floats = 32 KiB of B
+  CHECK(t.rows == 8);
+  CHECK(t.columns == 32);  // 8 x 2 vectors: 16 accumulators
+  CHECK(t.kc == 256);      // 256 x 32 floats = 32 KiB of B
   MatmulTiling u = choose_matmul_tiling(96, 96, 64, Target{Isa::avx512});
   CHECK(u.rows * ((u.columns + 15) / 16) <= 28);
   CHECK(96 % u.rows == 0);
   CHECK(96 % u.columns == 0);
-  CHECK(u.rows == 4);  // 4 x 6 vectors: 24 FMAs per 10 loads
-  CHECK(u.columns == 96);
+  CHECK(u.rows == 12);  // 12 x 2 vectors: 24 accumulators
+  CHECK(u.columns == 32);
   MatmulTiling v = choose_matmul_tiling(96, 96, 64, Target{Isa::avx2});
   CHECK(v.rows * ((v.columns + 7) / 8) <= 12);
+  CHECK(choose_matmul_tiling(256, 256, 256, Target{Isa::avx2}).rows == 4);
+  CHECK(choose_matmul_tiling(256, 256, 256, Target{Isa::avx2}).columns == 16);
   MatmulTiling w = choose_matmul_tiling(17, 33, 65, Target{Isa::avx512});
   CHECK(w.columns == 33);
   CHECK(w.rows == 1);  // 17 is prime: 17 x 3 vectors would not fit
