@@ -28,8 +28,7 @@
 #include <vector>
 
 #include "bench/fma_peak.h"
-#include "bench/matmul_schedules_fallback.h"
-#include "bench/matmul_tir.h"
+#include "bench/matmul_schedules.h"
 #include "codegen/c/c_emitter.h"
 #include "codegen/x86/generator.h"
 #include "codegen/x86/jit.h"
@@ -250,7 +249,9 @@ int run(const Options& opt) {
                 static_cast<int>(s.n), static_cast<int>(s.k), 1.0f, a.data(), static_cast<int>(s.k),
                 b.data(), static_cast<int>(s.n), 0.0f, ref.data(), static_cast<int>(s.n));
 
-    TircKernel hand = build_tirc(s, fallback_matmul_schedule(s.m, s.n, s.k));
+    // One kernel for every thread count: its outer loop is parallel, and with one
+    // thread tirc_parallel_for runs it inline.
+    TircKernel hand = build_tirc(s, matmul_schedule(s.m, s.n, s.k, host_target(), true));
     TircKernel plain = build_tirc(s, "");
     const std::string c_source = emit_c({{"matmul", hand.lowered}});
     codegen.push_back({s, hand.codegen_ms, plain.codegen_ms,
