@@ -1,10 +1,20 @@
-// tirc compile: lower TensorIR functions (and, once wired, generate code).
+// tirc compile: schedule (optionally), lower and generate code for TensorIR
+// functions: an ELF object, its C header, assembly, C, or the lowered IR.
+#include <cctype>
+#include <filesystem>
 #include <iostream>
 
+#include "codegen/c/c_emitter.h"
+#include "codegen/llvm/disassemble.h"
+#include "codegen/object/c_header.h"
+#include "codegen/object/elf_writer.h"
+#include "codegen/x86/generator.h"
 #include "driver/commands.h"
 #include "driver/session.h"
 #include "ir/text/printer.h"
 #include "passes/pipeline.h"
+#include "schedule/schedule.h"
+#include "schedule/trace.h"
 
 namespace tirc::driver {
 
@@ -18,8 +28,26 @@ struct CompileOptions {
   std::string target;
   std::string func;
   std::string print_after;
+  std::string trace;
   bool print_passes = false;
+  bool contraction_kernels = true;
 };
+
+// The file stem made into a C identifier: "my-model.v2.tir" -> "my_model_v2".
+std::string c_identifier(const std::string& text) {
+  std::string out;
+  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out.insert(out.begin(), '_');
+  return out;
+}
+
+bool is_c_identifier(const std::string& text) {
+  return !text.empty() && c_identifier(text) == text;
+}
+
+void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+  write_file(path, std::string(bytes.begin(), bytes.end()));
+}
 
 std::string pass_names() {
   std::string out;
@@ -49,7 +77,24 @@ int run_compile(const CompileOptions& o) {
               << "' for --print-after; valid names: " << pass_names() << "\n";
     return kUsage;
   }
+  const std::string prefix =
+      o.name.empty() ? c_identifier(std::filesystem::path(o.file).stem().string()) : o.name;
+  if (!is_c_identifier(prefix)) {
+    std::cerr << "tirc compile: error: --name '" << prefix << "' is not a C identifier\n";
+    return kUsage;
+  }
+  GeneratorOptions gen;
+  gen.target = o.target.empty() ? host_target() : parse_target(o.target);
+  gen.contraction_kernels = o.contraction_kernels;
+
   IRModule m = load_module(o.file);
+  if (!o.func.empty() && !m.find(o.func))
+    throw Error("no function named '" + o.func + "' in " + o.file);
+  if (!o.trace.empty()) {
+    Schedule sch(std::move(m));
+    Trace::parse(read_file(o.trace), o.trace).apply_to(sch, o.func);
+    m = sch.mod();
+  }
   IRModule selected;
   if (!o.func.empty())
     selected.add(o.func, m.at(o.func));
@@ -67,13 +112,36 @@ int run_compile(const CompileOptions& o) {
     lowered.add(fname, lower(f, o.print_after.empty() ? PassObserver() : observer));
   }
 
+  std::vector<FunctionToCompile> functions;
+  std::vector<HeaderEntry> header_entries;
+  for (const auto& [fname, f] : lowered.functions()) {
+    functions.push_back({prefix + "_" + fname, f});
+    header_entries.push_back({prefix + "_" + fname, selected.at(fname)});
+  }
+  if (!o.header.empty()) write_file(o.header, write_c_header(prefix, header_entries));
+
   if (o.emit == "tir") {
     write_output(o.output, print(lowered));
-    return kOk;
+  } else if (o.emit == "header") {
+    write_output(o.output, write_c_header(prefix, header_entries));
+  } else if (o.emit == "c") {
+    write_output(o.output, emit_c(functions));
+  } else if (o.emit == "asm") {
+    write_output(o.output, disassemble_x86(generate_x86(functions, gen)));
+  } else {  // obj
+    const MachineCode code = generate_x86(functions, gen);
+    const std::string out = o.output.empty()
+                                ? c_identifier(std::filesystem::path(o.file).stem().string()) + ".o"
+                                : o.output;
+    if (out == "-") {
+      const std::vector<uint8_t> bytes = write_elf_object(code);
+      std::cout.write(reinterpret_cast<const char*>(bytes.data()),
+                      static_cast<std::streamsize>(bytes.size()));
+    } else {
+      write_bytes(out, write_elf_object(code));
+    }
   }
-  std::cerr << "tirc compile: error: --emit=" << o.emit
-            << " is not implemented yet (only --emit=tir is)\n";
-  return kBadInput;
+  return kOk;
 }
 }  // namespace
 
@@ -82,12 +150,20 @@ void add_compile_command(CLI::App& app, int& status) {
   auto* cmd = app.add_subcommand("compile", "Lower TensorIR functions and generate code for them");
   cmd->add_option("file", opts->file, "Input .tir file");
   cmd->add_option("-o,--output", opts->output, "Output file ('-' for stdout)");
-  cmd->add_option("--emit", opts->emit, "What to write: tir, obj, asm, header or c")
+  cmd->add_option(
+         "--emit", opts->emit,
+         "What to write: obj (default: <stem>.o), asm, header, c or tir (stdout unless -o)")
       ->check(CLI::IsMember({"tir", "obj", "asm", "header", "c"}))
       ->capture_default_str();
   cmd->add_option("-H,--header", opts->header, "Also write the C header to this file");
-  cmd->add_option("--name", opts->name, "Symbol prefix (default: the file stem)");
-  cmd->add_option("--target", opts->target, "Code generation target, e.g. x86-64-avx512");
+  cmd->add_option(
+      "--name", opts->name,
+      "Symbol prefix: functions are <name>_<func> (default: the file stem as a C identifier)");
+  cmd->add_option("--target", opts->target,
+                  "x86-64-avx512, x86-64-avx2 or native (default: what this CPU supports)");
+  cmd->add_option("--trace", opts->trace, "Apply this schedule script before lowering");
+  cmd->add_flag("!--no-contraction-kernels", opts->contraction_kernels,
+                "Emit contraction nests through the general path, not the register-tiled emitter");
   cmd->add_option("--func", opts->func, "Compile only this function");
   cmd->add_option("--print-after", opts->print_after,
                   "Print the IR after this pass to stderr ('all' for every pass)");

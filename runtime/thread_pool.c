@@ -24,6 +24,7 @@ static pthread_cond_t g_done = PTHREAD_COND_INITIALIZER;
 static pthread_t g_threads[kMaxThreads];
 static int g_num_workers = 0;      /* started worker threads */
 static int g_requested = 0;        /* 0: default */
+static int g_default = 0;          /* 0: not yet computed */
 static unsigned long g_generation = 0;
 static struct Job g_job;
 static int g_next_chunk = 0;
@@ -111,7 +112,10 @@ static int ensure_workers(int want) {
 
 int tirc_get_num_threads(void) {
   pthread_mutex_lock(&g_lock);
-  int n = g_requested >= 1 ? g_requested : default_threads();
+  /* Cached: sysconf reads /sys on every call (about 10 us), which would
+     dominate small parallel loops. */
+  if (g_default == 0) g_default = default_threads();
+  int n = g_requested >= 1 ? g_requested : g_default;
   pthread_mutex_unlock(&g_lock);
   return n;
 }
@@ -119,6 +123,7 @@ int tirc_get_num_threads(void) {
 void tirc_set_num_threads(int n) {
   pthread_mutex_lock(&g_lock);
   g_requested = n >= 1 ? (n > kMaxThreads ? kMaxThreads : n) : 0;
+  g_default = 0; /* read TIRC_NUM_THREADS and the CPU count again */
   pthread_mutex_unlock(&g_lock);
 }
 

@@ -20,8 +20,9 @@ typedef void (*tirc_parallel_body)(int64_t begin, int64_t end, void* closure);
 int tirc_parallel_for(int64_t n, tirc_parallel_body body, void* closure);
 
 /* Number of threads parallel loops use: TIRC_NUM_THREADS from the environment
-   when set (>= 1), else the number of online CPUs. Setting it takes effect at
-   the next tirc_parallel_for; n < 1 restores the default. */
+   when set (>= 1), else the number of online CPUs; both are read at first use
+   and again after each tirc_set_num_threads. Setting it takes effect at the
+   next tirc_parallel_for; n < 1 restores the default. */
 void tirc_set_num_threads(int n);
 int tirc_get_num_threads(void);
 

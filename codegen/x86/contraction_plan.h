@@ -2,6 +2,21 @@
 // statement is `C[c] = C[c] + A[a] * B[b]` (float32; a, b, c affine in the loop
 // variables). The plan decides, without emitting anything, where the output
 // tile lives in vector registers and how the inner loops are unrolled.
+//
+// Rules (see contraction_plan.cpp for the reasons):
+// - the vector loop has unit stride in C and in one operand (the vector
+//   operand) and stride 0 in the other (the broadcast operand); the innermost
+//   such loop is chosen; extent % lanes lanes make a masked last vector;
+// - the tile scope is the outermost loop such that the C elements indexed by
+//   the loops from it inward are distinct and fit in the accumulator budget
+//   (vector registers - reserved); the vector loop must be inside it;
+// - inside the scope, loops over which C varies are unrolled into the tile;
+//   loops with C invariant (reductions) keep their relative order, the
+//   innermost ones are fully unrolled while the FMA count stays within
+//   max_unrolled_fmas, the next one is a counted TileLoop unrolled by a
+//   divisor of its extent, the rest are counted TileLoops. Moving C-varying
+//   loops inside reductions keeps every C element's summation order, so the
+//   results are bit-identical to the nest as written.
 #pragma once
 
 #include <optional>
@@ -22,10 +37,18 @@ struct ContractionPlan {
   };
   struct Loop {
     Var var;
+    int64_t min = 0;  // constant loop start (folded into the offsets below)
     int64_t extent = 0;
     LoopRole role = LoopRole::Outer;
     // Element strides of each access along this loop (0: does not depend on it).
     int64_t stride_c = 0, stride_a = 0, stride_b = 0;
+    // TileLoop only: iterations unrolled into one counted step (divides extent).
+    int64_t unroll = 1;
+  };
+  // One access: element offset = offset + sum(stride * (var - min)) over the nest.
+  struct Access {
+    Var data;     // the storage (buffer data variable)
+    Expr offset;  // invariant in the nest: constants and variables bound outside it
   };
 
   std::vector<Loop> loops;  // outermost first, the whole nest
@@ -39,6 +62,7 @@ struct ContractionPlan {
   bool a_is_broadcast = true;   // A is broadcast and B loaded as vectors, or the reverse
   int accumulators = 0;         // vector registers holding the C tile
   int unrolled_fmas = 0;        // FMAs in one iteration of the innermost TileLoop
+  Access c, a, b;               // A and B as in the statement's product, in order
   std::string summary() const;  // one line for logs and test failure messages
 };
 

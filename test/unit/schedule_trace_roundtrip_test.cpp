@@ -15,6 +15,7 @@
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "ir/verify.h"
+#include "lit_schedule_cases.h"
 #include "schedule/schedule.h"
 #include "schedule/trace.h"
 
@@ -22,49 +23,6 @@ namespace fs = std::filesystem;
 using namespace tirc;
 
 namespace {
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  REQUIRE(in.good());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct ScheduleCase {
-  fs::path program;
-  fs::path script;
-};
-
-// The script a lit test's RUN line passes with `--trace %S/Inputs/<name>.py`,
-// or an empty path when the test has none.
-fs::path script_of(const fs::path& tir) {
-  const std::string text = read_text(tir);
-  const std::string marker = "--trace %S/Inputs/";
-  size_t at = text.find(marker);
-  if (at == std::string::npos) return {};
-  at += marker.size();
-  size_t end = text.find(".py", at);
-  if (end == std::string::npos) return {};
-  return tir.parent_path() / "Inputs" / (text.substr(at, end - at) + ".py");
-}
-
-std::vector<ScheduleCase> lit_schedule_cases() {
-  const fs::path dir = fs::path(TIRC_SOURCE_DIR) / "test/lit/schedule";
-  std::vector<ScheduleCase> cases;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != ".tir") continue;
-    fs::path script = script_of(entry.path());
-    if (!script.empty() && fs::exists(script)) cases.push_back({entry.path(), script});
-  }
-  std::sort(cases.begin(), cases.end(),
-            [](const ScheduleCase& a, const ScheduleCase& b) { return a.program < b.program; });
-  // The sampling primitives have no .tir of their own: their script runs on
-  // the matmul example in print_trace.test.
-  cases.push_back(
-      {fs::path(TIRC_SOURCE_DIR) / "examples/matmul.tir", dir / "Inputs/lookup_sample.py"});
-  return cases;
-}
 
 bool same_param_shapes(const PrimFunc& a, const PrimFunc& b) {
   if (a->params.size() != b->params.size()) return false;
@@ -98,8 +56,8 @@ TEST_CASE("every lit schedule script round-trips through its trace", "[schedule]
   int replayed = 0, equivalence_checked = 0, equivalence_skipped = 0;
   for (const ScheduleCase& c : cases) {
     INFO("program " << c.program.string() << ", script " << c.script.string());
-    const IRModule original = parse_module(read_text(c.program), c.program.string());
-    const Trace script = Trace::parse(read_text(c.script), c.script.string());
+    const IRModule original = parse_module(read_text_file(c.program), c.program.string());
+    const Trace script = Trace::parse(read_text_file(c.script), c.script.string());
     Schedule sch(original);
     script.apply_to(sch);
     REQUIRE(!sch.trace().instructions().empty());

@@ -1,0 +1,392 @@
+// fp32 matmul GFLOPS: tirc (hand schedule and default schedule) vs OpenBLAS
+// and oneDNN, against the measured FMA peak, on 1 and 2 threads; and code
+// generation time per kernel: tirc (lower + generate_x86) vs clang-19 compiling
+// the same lowered kernel emitted as C.
+//
+//   tirc_matmul_bench [--quick] [--threads 1,2] [--csv]
+//
+// Every kernel's result is compared with OpenBLAS's before its time is
+// reported; a wrong kernel prints WRONG and the program exits with status 1.
+#include <cblas.h>
+#include <omp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench/fma_peak.h"
+#include "bench/matmul_schedules.h"
+#include "codegen/c/c_emitter.h"
+#include "codegen/x86/generator.h"
+#include "codegen/x86/jit.h"
+#include "ir/error.h"
+#include "ir/text/parser.h"
+#include "passes/pipeline.h"
+#include "runtime/tirc_runtime.h"
+#include "schedule/schedule.h"
+#include "schedule/trace.h"
+
+namespace tirc::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct Shape {
+  int64_t m, n, k;
+  double flops() const {
+    return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  }
+};
+
+struct Options {
+  bool quick = false;
+  bool csv = false;
+  std::vector<int> threads{1, 2};
+};
+
+// Best of repeated calls after one warm-up call: at least min_reps calls and
+// min_seconds in total, but stop after max_seconds (slow untransformed kernels).
+struct Budget {
+  int min_reps;
+  double min_seconds, max_seconds;
+};
+
+double best_seconds(const std::function<void()>& call, const Budget& b) {
+  call();
+  double best = std::numeric_limits<double>::infinity(), total = 0;
+  int reps = 0;
+  while ((reps < b.min_reps || total < b.min_seconds) && !(reps > 0 && total >= b.max_seconds)) {
+    auto t0 = Clock::now();
+    call();
+    double dt = seconds_since(t0);
+    best = std::min(best, dt);
+    total += dt;
+    ++reps;
+  }
+  return best;
+}
+
+std::vector<Shape> benchmark_shapes(bool quick) {
+  if (quick) return {{64, 64, 64}, {80, 96, 112}};
+  std::vector<Shape> shapes;
+  for (int64_t s : {64, 128, 256, 512, 1024}) shapes.push_back({s, s, s});
+  std::mt19937 rng(20240607);
+  std::uniform_int_distribution<int> pick(0, 12);  // {64, 80, ..., 256}
+  for (int i = 0; i < 20; ++i)
+    shapes.push_back({64 + 16 * pick(rng), 64 + 16 * pick(rng), 64 + 16 * pick(rng)});
+  return shapes;
+}
+
+// A tirc kernel ready to call, and what it cost to generate.
+struct TircKernel {
+  std::unique_ptr<JitModule> jit;
+  JitModule::PackedFn fn = nullptr;
+  PrimFunc lowered;
+  double codegen_ms = 0;  // lower() + generate_x86(), excluding parsing and scheduling
+};
+
+TircKernel build_tirc(const Shape& s, const std::string& trace) {
+  IRModule mod = parse_module(matmul_tir(s.m, s.n, s.k), "matmul.tir");
+  if (!trace.empty()) {
+    Schedule sch(mod);
+    Trace::parse(trace, "matmul_schedule").apply_to(sch);
+    mod = sch.mod();
+  }
+  TircKernel k;
+  GeneratorOptions options;
+  options.target = host_target();
+  auto t0 = Clock::now();
+  k.lowered = lower(mod.at("main"));
+  MachineCode code = generate_x86({{"matmul", k.lowered}}, options);
+  k.codegen_ms = seconds_since(t0) * 1e3;
+  k.jit = std::make_unique<JitModule>(code);
+  k.fn = k.jit->packed("matmul");
+  return k;
+}
+
+// Wall time of `command` run as a child process (no shell), in ms; -1 when it fails.
+double time_child_ms(const std::vector<std::string>& command) {
+  std::vector<char*> argv;
+  for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  auto t0 = Clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    // clang-19 warns about -march=native on this CPU (avx10.1); keep the table clean.
+    if (std::freopen("/dev/null", "w", stderr) == nullptr) _exit(126);
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) < 0) return -1;
+  double ms = seconds_since(t0) * 1e3;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? ms : -1;
+}
+
+// clang-19 compile time of the kernel emitted as C, best of `reps`.
+double clang_ms(const std::string& c_source, const std::string& opt, int reps) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::string stem = (dir / ("tirc_bench_" + std::to_string(getpid()))).string();
+  std::ofstream(stem + ".c") << c_source;
+  double best = std::numeric_limits<double>::infinity();
+  for (int r = 0; r < reps; ++r) {
+    double ms = time_child_ms(
+        {"clang-19", opt, "-march=native", "-std=c99", "-c", stem + ".c", "-o", stem + ".o"});
+    if (ms < 0) return -1;
+    best = std::min(best, ms);
+  }
+  std::filesystem::remove(stem + ".c");
+  std::filesystem::remove(stem + ".o");
+  return best;
+}
+
+// max |x - ref| / max |ref|.
+double relative_error(const std::vector<float>& x, const std::vector<float>& ref) {
+  double diff = 0, scale = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    diff = std::max(diff, std::fabs(static_cast<double>(x[i]) - ref[i]));
+    scale = std::max(scale, std::fabs(static_cast<double>(ref[i])));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+class OneDnnMatmul {
+ public:
+  OneDnnMatmul(const Shape& s, float* a, float* b, float* c)
+      : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    dnnl::memory::desc a_md({s.m, s.k}, dt::f32, tag::ab), b_md({s.k, s.n}, dt::f32, tag::ab),
+        c_md({s.m, s.n}, dt::f32, tag::ab);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), engine_);
+    prim_ = dnnl::matmul(pd);
+    a_ = dnnl::memory(a_md, engine_, a);
+    b_ = dnnl::memory(b_md, engine_, b);
+    c_ = dnnl::memory(c_md, engine_, c);
+  }
+  void run() {
+    prim_.execute(stream_, {{DNNL_ARG_SRC, a_}, {DNNL_ARG_WEIGHTS, b_}, {DNNL_ARG_DST, c_}});
+    stream_.wait();
+  }
+
+ private:
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  dnnl::matmul prim_;
+  dnnl::memory a_, b_, c_;
+};
+
+void set_threads(int t) {
+  openblas_set_num_threads(t);
+  tirc_set_num_threads(t);
+  // oneDNN 2.6 from Debian threads with OpenMP (checked in main): its parallel
+  // regions use omp_set_num_threads's value.
+  omp_set_num_threads(t);
+}
+
+struct Row {
+  Shape shape;
+  int threads;
+  double hand, untransformed, openblas, onednn;  // GFLOPS; NaN when wrong
+};
+
+struct CodegenRow {
+  Shape shape;
+  double tirc_hand_ms, tirc_default_ms, clang_o3_ms, clang_o0_ms;
+};
+
+std::string fmt(double v, const char* f = "%.1f") {
+  if (std::isnan(v)) return "WRONG";
+  if (v < 0) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+int run(const Options& opt) {
+  const dnnl_version_t* v = dnnl_version();
+  const bool dnnl_omp = v->cpu_runtime == DNNL_RUNTIME_OMP;
+  std::printf("# oneDNN %d.%d.%d, CPU runtime %s; OpenBLAS %s\n", v->major, v->minor, v->patch,
+              dnnl_omp ? "OpenMP (threads set with omp_set_num_threads)"
+                       : "not OpenMP (thread count not controlled)",
+              openblas_get_config());
+  std::map<int, FmaPeak> peak;
+  for (int t : opt.threads) {
+    peak[t] = measure_fma_peak(t, opt.quick ? 0.1 : 0.5);
+    std::printf("# measured fp32 FMA peak, %d thread(s), %d-bit vectors: %.1f GFLOPS\n", t,
+                peak[t].vector_bits, peak[t].gflops);
+  }
+  const Budget fast = opt.quick ? Budget{3, 0.01, 0.5} : Budget{10, 0.2, 2.0};
+  std::vector<Row> rows;
+  std::vector<CodegenRow> codegen;
+  bool all_correct = true;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+
+  for (const Shape& s : benchmark_shapes(opt.quick)) {
+    std::vector<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n));
+    std::vector<float> ref(static_cast<size_t>(s.m * s.n)), c(ref.size());
+    for (float& x : a) x = uniform(rng);
+    for (float& x : b) x = uniform(rng);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(s.m),
+                static_cast<int>(s.n), static_cast<int>(s.k), 1.0f, a.data(), static_cast<int>(s.k),
+                b.data(), static_cast<int>(s.n), 0.0f, ref.data(), static_cast<int>(s.n));
+
+    // One kernel for every thread count: its outer loop is parallel, and with one
+    // thread tirc_parallel_for runs it inline.
+    TircKernel hand = build_tirc(s, matmul_schedule(s.m, s.n, s.k, host_target(), true));
+    TircKernel plain = build_tirc(s, "");
+    const std::string c_source = emit_c({{"matmul", hand.lowered}});
+    codegen.push_back({s, hand.codegen_ms, plain.codegen_ms,
+                       clang_ms(c_source, "-O3", opt.quick ? 1 : 3),
+                       clang_ms(c_source, "-O0", opt.quick ? 1 : 3)});
+    OneDnnMatmul dnnl_mm(s, a.data(), b.data(), c.data());
+
+    void* args[] = {a.data(), b.data(), c.data()};
+    // GFLOPS of `call`, or NaN when its result differs from OpenBLAS's.
+    auto measure = [&](const std::function<void()>& call, const Budget& budget) {
+      std::fill(c.begin(), c.end(), std::numeric_limits<float>::quiet_NaN());
+      call();
+      if (!(relative_error(c, ref) <= 1e-4)) {
+        all_correct = false;
+        return std::numeric_limits<double>::quiet_NaN();
+      }
+      return s.flops() / best_seconds(call, budget) * 1e-9;
+    };
+    for (int t : opt.threads) {
+      set_threads(t);
+      Row r{s, t, 0, 0, 0, 0};
+      r.hand = measure([&] { hand.fn(args); }, fast);
+      r.untransformed = measure([&] { plain.fn(args); }, fast);
+      r.openblas = measure(
+          [&] {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(s.m),
+                        static_cast<int>(s.n), static_cast<int>(s.k), 1.0f, a.data(),
+                        static_cast<int>(s.k), b.data(), static_cast<int>(s.n), 0.0f, c.data(),
+                        static_cast<int>(s.n));
+          },
+          fast);
+      r.onednn = measure([&] { dnnl_mm.run(); }, fast);
+      rows.push_back(r);
+      if (!opt.csv) {
+        std::printf("%4ld %4ld %4ld  thr %d  hand %8s  default %6s  openblas %8s  onednn %8s\n",
+                    static_cast<long>(s.m), static_cast<long>(s.n), static_cast<long>(s.k), t,
+                    fmt(r.hand).c_str(), fmt(r.untransformed).c_str(), fmt(r.openblas).c_str(),
+                    fmt(r.onednn).c_str());
+        std::fflush(stdout);
+      }
+    }
+  }
+
+  if (opt.csv) {
+    std::printf(
+        "m,n,k,threads,tirc_hand_gflops,tirc_default_gflops,openblas_gflops,onednn_gflops,"
+        "hand_vs_openblas,default_vs_openblas,onednn_vs_openblas,peak_gflops,hand_peak_"
+        "fraction,default_peak_fraction,openblas_peak_fraction,onednn_peak_fraction\n");
+    for (const Row& r : rows) {
+      const double p = peak[r.threads].gflops;
+      std::printf("%ld,%ld,%ld,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.3f,%.4f,%.4f,%.4f,%.4f\n",
+                  static_cast<long>(r.shape.m), static_cast<long>(r.shape.n),
+                  static_cast<long>(r.shape.k), r.threads, r.hand, r.untransformed, r.openblas,
+                  r.onednn, r.hand / r.openblas, r.untransformed / r.openblas,
+                  r.onednn / r.openblas, p, r.hand / p, r.untransformed / p, r.openblas / p,
+                  r.onednn / p);
+    }
+    std::printf(
+        "\nm,n,k,tirc_hand_codegen_ms,tirc_default_codegen_ms,clang19_O3_ms,clang19_O0_ms\n");
+    for (const CodegenRow& r : codegen)
+      std::printf("%ld,%ld,%ld,%.3f,%.3f,%.3f,%.3f\n", static_cast<long>(r.shape.m),
+                  static_cast<long>(r.shape.n), static_cast<long>(r.shape.k), r.tirc_hand_ms,
+                  r.tirc_default_ms, r.clang_o3_ms, r.clang_o0_ms);
+  } else {
+    std::printf("\nfp32 matmul GFLOPS (ratio to OpenBLAS; fraction of measured peak)\n");
+    std::printf("%4s %4s %4s %3s | %8s %8s %8s %8s | %6s %6s %6s | %6s %6s %6s %6s\n", "M", "N",
+                "K", "thr", "hand", "default", "openblas", "onednn", "hand/B", "dflt/B", "dnnl/B",
+                "hand%", "dflt%", "blas%", "dnnl%");
+    for (const Row& r : rows) {
+      const double p = peak[r.threads].gflops;
+      std::printf("%4ld %4ld %4ld %3d | %8s %8s %8s %8s | %6s %6s %6s | %6s %6s %6s %6s\n",
+                  static_cast<long>(r.shape.m), static_cast<long>(r.shape.n),
+                  static_cast<long>(r.shape.k), r.threads, fmt(r.hand).c_str(),
+                  fmt(r.untransformed).c_str(), fmt(r.openblas).c_str(), fmt(r.onednn).c_str(),
+                  fmt(r.hand / r.openblas, "%.2f").c_str(),
+                  fmt(r.untransformed / r.openblas, "%.3f").c_str(),
+                  fmt(r.onednn / r.openblas, "%.2f").c_str(), fmt(100 * r.hand / p).c_str(),
+                  fmt(100 * r.untransformed / p).c_str(), fmt(100 * r.openblas / p).c_str(),
+                  fmt(100 * r.onednn / p).c_str());
+    }
+    std::printf(
+        "\nCode generation per kernel, ms (tirc: lower + generate_x86 in process; "
+        "clang-19: the hand-scheduled kernel emitted as C, -march=native -c, child process)\n");
+    std::printf("%4s %4s %4s | %10s %12s | %12s %12s\n", "M", "N", "K", "tirc hand", "tirc default",
+                "clang-19 -O3", "clang-19 -O0");
+    for (const CodegenRow& r : codegen)
+      std::printf("%4ld %4ld %4ld | %10s %12s | %12s %12s\n", static_cast<long>(r.shape.m),
+                  static_cast<long>(r.shape.n), static_cast<long>(r.shape.k),
+                  fmt(r.tirc_hand_ms, "%.2f").c_str(), fmt(r.tirc_default_ms, "%.2f").c_str(),
+                  fmt(r.clang_o3_ms, "%.1f").c_str(), fmt(r.clang_o0_ms, "%.1f").c_str());
+  }
+  if (!all_correct) std::fprintf(stderr, "error: some kernels computed wrong results (WRONG)\n");
+  return all_correct ? 0 : 1;
+}
+
+std::vector<int> parse_threads(const std::string& list) {
+  std::vector<int> out;
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    size_t comma = list.find(',', pos);
+    if (comma == std::string::npos) comma = list.size();
+    int t = std::atoi(list.substr(pos, comma - pos).c_str());
+    if (t < 1) throw Error("--threads expects a comma-separated list of positive counts");
+    out.push_back(t);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace tirc::bench
+
+int main(int argc, char** argv) {
+  using namespace tirc::bench;
+  try {
+    Options opt;
+    for (int i = 1; i < argc; ++i) {
+      std::string a = argv[i];
+      if (a == "--quick") {
+        opt.quick = true;
+      } else if (a == "--csv") {
+        opt.csv = true;
+      } else if (a == "--threads" && i + 1 < argc) {
+        opt.threads = parse_threads(argv[++i]);
+      } else {
+        std::fprintf(stderr, "usage: %s [--quick] [--threads 1,2] [--csv]\n", argv[0]);
+        return 2;
+      }
+    }
+    return run(opt);
+  } catch (const tirc::Error& e) {
+    std::fprintf(stderr, "%s\n", e.render().c_str());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,246 @@
+#include "codegen/object/c_header.h"
+
+#include <cctype>
+#include <set>
+#include <sstream>
+
+#include "ir/error.h"
+#include "ir/text/printer.h"
+
+namespace tirc {
+namespace {
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+// Keywords of C99 and C++17 that a parameter name must not be (a buffer may be
+// called `int` or `new` in TIR, where nothing reserves those words).
+bool is_keyword(std::string_view s) {
+  static const std::set<std::string_view> keywords = {"auto",
+                                                      "break",
+                                                      "case",
+                                                      "char",
+                                                      "const",
+                                                      "continue",
+                                                      "default",
+                                                      "do",
+                                                      "double",
+                                                      "else",
+                                                      "enum",
+                                                      "extern",
+                                                      "float",
+                                                      "for",
+                                                      "goto",
+                                                      "if",
+                                                      "inline",
+                                                      "int",
+                                                      "long",
+                                                      "register",
+                                                      "restrict",
+                                                      "return",
+                                                      "short",
+                                                      "signed",
+                                                      "sizeof",
+                                                      "static",
+                                                      "struct",
+                                                      "switch",
+                                                      "typedef",
+                                                      "union",
+                                                      "unsigned",
+                                                      "void",
+                                                      "volatile",
+                                                      "while",
+                                                      "_Bool",
+                                                      "_Complex",
+                                                      "_Imaginary",
+                                                      "alignas",
+                                                      "alignof",
+                                                      "and",
+                                                      "and_eq",
+                                                      "asm",
+                                                      "bitand",
+                                                      "bitor",
+                                                      "bool",
+                                                      "catch",
+                                                      "char16_t",
+                                                      "char32_t",
+                                                      "class",
+                                                      "compl",
+                                                      "constexpr",
+                                                      "const_cast",
+                                                      "decltype",
+                                                      "delete",
+                                                      "dynamic_cast",
+                                                      "explicit",
+                                                      "export",
+                                                      "false",
+                                                      "friend",
+                                                      "mutable",
+                                                      "namespace",
+                                                      "new",
+                                                      "noexcept",
+                                                      "not",
+                                                      "not_eq",
+                                                      "nullptr",
+                                                      "operator",
+                                                      "or",
+                                                      "or_eq",
+                                                      "private",
+                                                      "protected",
+                                                      "public",
+                                                      "reinterpret_cast",
+                                                      "static_assert",
+                                                      "static_cast",
+                                                      "template",
+                                                      "this",
+                                                      "thread_local",
+                                                      "throw",
+                                                      "true",
+                                                      "try",
+                                                      "typeid",
+                                                      "typename",
+                                                      "using",
+                                                      "virtual",
+                                                      "wchar_t",
+                                                      "xor",
+                                                      "xor_eq",
+                                                      "args"};
+  return keywords.count(s) > 0;
+}
+
+// Any text as a C identifier: other characters become '_', a leading digit
+// gets a '_' in front.
+std::string to_identifier(std::string_view s) {
+  std::string id;
+  for (char c : s) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id.insert(id.begin(), '_');
+  return id;
+}
+
+// The C type of one element (or of a scalar parameter). float16 and bfloat16
+// have no portable C type: their bit patterns travel as uint16_t.
+std::string c_type(DataType t, const std::string& what) {
+  if (t.is_vector()) throw Error("C header: " + what + " has vector type " + t.str());
+  switch (t.code()) {
+    case DataType::Code::Float:
+      if (t.bits() == 32) return "float";
+      if (t.bits() == 64) return "double";
+      if (t.bits() == 16) return "uint16_t";
+      break;
+    case DataType::Code::BFloat:
+      if (t.bits() == 16) return "uint16_t";
+      break;
+    case DataType::Code::Int:
+      if (t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64)
+        return "int" + std::to_string(t.bits()) + "_t";
+      break;
+    case DataType::Code::UInt:
+      if (t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64)
+        return "uint" + std::to_string(t.bits()) + "_t";
+      break;
+    case DataType::Code::Bool:
+      return "uint8_t";  // one byte holding 0 or 1, as the generator stores it
+    case DataType::Code::Handle:
+      return "void*";
+    case DataType::Code::Void:
+      break;
+  }
+  throw Error("C header: " + what + " has type " + t.str() + ", which has no C equivalent");
+}
+
+std::string shape_text(const Buffer& b) {
+  std::string s = b->dtype.str() + "[";
+  for (size_t i = 0; i < b->shape.size(); ++i) {
+    if (i) s += ", ";
+    if (const auto* imm = b->shape[i].as<IntImmNode>())
+      s += std::to_string(imm->value);
+    else
+      s += print_expr(b->shape[i]);
+  }
+  return s + "]";
+}
+
+struct CParam {
+  std::string declaration;  // "float* A"
+  std::string comment;      // "A: float32[128, 128]"
+};
+
+std::vector<CParam> c_params(const HeaderEntry& entry) {
+  std::vector<CParam> params;
+  std::set<std::string> used;
+  for (size_t i = 0; i < entry.func->params.size(); ++i) {
+    const Param& p = entry.func->params[i];
+    const std::string source_name = p.buffer ? p.buffer->name : p.var->name;
+    std::string name = to_identifier(source_name);
+    if (is_keyword(name) || name.rfind("__", 0) == 0) name += "_";
+    // Two parameters may print alike once made identifiers ("a.b", "a_b").
+    while (!used.insert(name).second) name.append("_").append(std::to_string(i));
+    const std::string what = "parameter '" + source_name + "' of " + entry.symbol;
+    if (p.buffer) {
+      params.push_back(
+          {c_type(p.buffer->dtype, what) + "* " + name, name + ": " + shape_text(p.buffer)});
+    } else {
+      params.push_back({c_type(p.var->dtype, what) + " " + name,
+                        name + ": " + p.var->dtype.str() + " scalar, by value"});
+    }
+  }
+  return params;
+}
+
+void write_entry(std::ostringstream& out, const HeaderEntry& entry) {
+  const std::vector<CParam> params = c_params(entry);
+  out << "/* " << entry.symbol << ": returns 0.";
+  for (const auto& p : params) out << "\n     " << p.comment;
+  out << " */\n";
+  out << "int " << entry.symbol << "(";
+  if (params.empty()) out << "void";
+  for (size_t i = 0; i < params.size(); ++i) out << (i ? ", " : "") << params[i].declaration;
+  out << ");\n";
+  out << "/* args[i] is parameter i's data pointer (a buffer) or address (a scalar). */\n";
+  out << "int " << entry.symbol << "_packed(void* const* args);\n";
+}
+
+}  // namespace
+
+std::string write_c_header(const std::string& name, const std::vector<HeaderEntry>& entries) {
+  std::set<std::string> symbols;
+  for (const auto& e : entries) {
+    if (!is_identifier(e.symbol))
+      throw Error("C header: symbol '" + e.symbol + "' is not a C identifier");
+    if (!e.func) throw Error("C header: symbol '" + e.symbol + "' has no function");
+    if (!symbols.insert(e.symbol).second || !symbols.insert(e.symbol + "_packed").second)
+      throw Error("C header: symbol '" + e.symbol + "' is declared twice");
+  }
+
+  std::string guard = "TIRC_";
+  for (char c : to_identifier(name))
+    guard += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  guard += "_H";
+
+  std::ostringstream out;
+  out << "/* Entry points of " << name << ", generated by tirc.\n"
+      << "   Buffers are passed as pointers to their first element, compact row-major;\n"
+      << "   float16 and bfloat16 elements are passed as their uint16_t bit patterns and\n"
+      << "   bool elements as uint8_t (0 or 1). */\n"
+      << "#ifndef " << guard << "\n"
+      << "#define " << guard << "\n\n"
+      << "#include <stdint.h>\n\n"
+      << "#ifdef __cplusplus\n"
+      << "extern \"C\" {\n"
+      << "#endif\n";
+  for (const auto& e : entries) {
+    out << "\n";
+    write_entry(out, e);
+  }
+  out << "\n#ifdef __cplusplus\n"
+      << "}\n"
+      << "#endif\n\n"
+      << "#endif /* " << guard << " */\n";
+  return out.str();
+}
+
+}  // namespace tirc

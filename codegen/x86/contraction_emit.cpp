@@ -1,0 +1,387 @@
+// Emits a planned contraction nest: outer loops with pointer increments, the C
+// tile in accumulators, counted reduction loops and unrolled FMAs whose
+// operand loads are scheduled so that no value ever needs a spill.
+#include "codegen/x86/contraction_emit.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "codegen/x86/contraction_plan.h"
+
+namespace tirc {
+namespace {
+
+using Role = ContractionPlan::LoopRole;
+using namespace Xbyak;
+
+constexpr int64_t kF32 = 4;
+
+bool fits_i32(int64_t v) {
+  return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
+}
+
+// One FMA of a reduction step: acc += vector operand * broadcast operand.
+struct Fma {
+  int acc = 0;
+  int64_t vdisp = 0;  // bytes from the vector operand's pointer
+  int64_t sdisp = 0;  // bytes from the broadcast operand's pointer
+  bool tail = false;  // the vector operand is the masked last vector
+};
+
+class ContractionEmitter {
+ public:
+  ContractionEmitter(EmitContext& ctx, const ContractionPlan& plan, std::vector<Reg64> gprs,
+                     std::vector<int> vregs)
+      : ctx_(ctx), c_(ctx.code()), plan_(plan), avx512_(ctx.target().isa == Isa::avx512) {
+    pa_ = gprs[0];
+    pb_ = gprs[1];
+    pc_ = gprs[2];
+    tmp_ = gprs[3];
+    counters_.assign(gprs.begin() + 4, gprs.end());
+    for (int i = 0; i < plan.accumulators; ++i) acc_.push_back(vregs[i]);
+    size_t next = plan.accumulators;
+    if (!avx512_ && plan.vector_tail) avx2_mask_ = vregs[next++];
+    free_.assign(vregs.begin() + static_cast<long>(next), vregs.end());
+    const auto& vl = plan.loops[plan.vector_loop];
+    for (int i = plan.tile_scope; i < static_cast<int>(plan.loops.size()); ++i)
+      if (plan.loops[i].stride_c != 0) tile_loops_.push_back(i);
+    chunks_ = (vl.extent + plan.vector_lanes - 1) / plan.vector_lanes;
+  }
+
+  void emit() {
+    int counted = 0;
+    for (const auto& l : plan_.loops)
+      if (needs_counter(l)) ++counted;
+    stack_counters_ = std::max(0, counted - static_cast<int>(counters_.size()));
+    if (stack_counters_ > 0) c_.sub(c_.rsp, 128 + 8 * stack_counters_);  // past any red zone
+    setup_pointer(plan_.a, pa_);
+    setup_pointer(plan_.b, pb_);
+    setup_pointer(plan_.c, pc_);
+    if (plan_.vector_tail) setup_tail_mask();
+    emit_loop(0);
+    if (stack_counters_ > 0) c_.add(c_.rsp, 128 + 8 * stack_counters_);
+  }
+
+ private:
+  bool needs_counter(const ContractionPlan::Loop& l) const {
+    if (l.role == Role::Outer) return l.extent > 1;
+    if (l.role == Role::TileLoop) return l.extent / l.unroll > 1;
+    return false;
+  }
+
+  void add_imm(const Reg64& r, int64_t v) {
+    if (v == 0) return;
+    if (fits_i32(v)) {
+      c_.add(r, static_cast<uint32_t>(static_cast<int32_t>(v)));
+    } else {
+      c_.mov(tmp_, v);
+      c_.add(r, tmp_);
+    }
+  }
+
+  void setup_pointer(const ContractionPlan::Access& acc, const Reg64& dst) {
+    ctx_.load_address(acc.data, dst);
+    if (auto k = as_const_int(acc.offset)) {
+      add_imm(dst, *k * kF32);
+    } else {
+      ctx_.eval_int(acc.offset, tmp_);
+      c_.lea(dst, c_.ptr[dst + tmp_ * 4]);
+    }
+  }
+
+  void setup_tail_mask() {
+    if (avx512_) {
+      c_.mov(tmp_.cvt32(), (1u << plan_.vector_tail) - 1);
+      c_.kmovw(c_.k1, tmp_.cvt32());
+    } else {
+      std::vector<uint8_t> bytes(32, 0);
+      for (int i = 0; i < plan_.vector_tail * 4; ++i) bytes[i] = 0xff;
+      c_.vmovups(Ymm(avx2_mask_), ctx_.constants().table(bytes, 32));
+    }
+  }
+
+  // A counted loop: `steps` iterations of body(), then the pointers move by
+  // their per-step strides; afterwards they are moved back.
+  template <class Body>
+  void counted_loop(int64_t steps, int64_t da, int64_t db, int64_t dc, Body body) {
+    if (steps == 1) {
+      body();
+      return;
+    }
+    std::optional<Reg64> reg;
+    int slot = -1;
+    if (next_counter_ < static_cast<int>(counters_.size()) && used_stack_ >= stack_counters_) {
+      reg = counters_[next_counter_++];
+      c_.mov(*reg, steps);
+    } else if (used_stack_ < stack_counters_) {
+      slot = used_stack_++;
+      c_.mov(tmp_, steps);
+      c_.mov(c_.qword[c_.rsp + 8 * slot], tmp_);
+    } else {
+      reg = counters_[next_counter_++];
+      c_.mov(*reg, steps);
+    }
+    Label top;
+    c_.L(top);
+    body();
+    add_imm(pa_, da);
+    add_imm(pb_, db);
+    add_imm(pc_, dc);
+    if (reg)
+      c_.dec(*reg);
+    else
+      c_.dec(c_.qword[c_.rsp + 8 * slot]);
+    c_.jnz(top, CodeGenerator::T_NEAR);
+    add_imm(pa_, -da * steps);
+    add_imm(pb_, -db * steps);
+    add_imm(pc_, -dc * steps);
+    if (reg)
+      --next_counter_;
+    else
+      --used_stack_;
+  }
+
+  void emit_loop(int i) {
+    if (i == plan_.tile_scope) {
+      emit_tile();
+      return;
+    }
+    const auto& l = plan_.loops[i];
+    counted_loop(l.extent, l.stride_a * kF32, l.stride_b * kF32, l.stride_c * kF32,
+                 [&] { emit_loop(i + 1); });
+  }
+
+  // Byte displacement of tile element `e` (accumulator order) along `stride`.
+  int64_t tile_disp(int e, int64_t ContractionPlan::Loop::*stride) const {
+    int64_t disp = 0;
+    for (auto it = tile_loops_.rbegin(); it != tile_loops_.rend(); ++it) {
+      const auto& l = plan_.loops[*it];
+      int64_t n = *it == plan_.vector_loop ? chunks_ : l.extent;
+      int64_t iv = e % n;
+      e = static_cast<int>(e / n);
+      if (*it == plan_.vector_loop) iv *= plan_.vector_lanes;
+      disp += iv * (l.*stride) * kF32;
+    }
+    return disp;
+  }
+  bool tile_tail(int e) const { return plan_.vector_tail && (e % chunks_) == chunks_ - 1; }
+
+  Address mem(const Reg64& base, int64_t disp) const {
+    return c_.ptr[base + static_cast<int32_t>(disp)];
+  }
+
+  void load_vector(int reg, const Address& src, bool tail) {
+    if (avx512_) {
+      if (tail)
+        c_.vmovups(Zmm(reg) | c_.k1 | c_.T_z, src);
+      else
+        c_.vmovups(Zmm(reg), src);
+    } else {
+      if (tail)
+        c_.vmaskmovps(Ymm(reg), Ymm(avx2_mask_), src);
+      else
+        c_.vmovups(Ymm(reg), src);
+    }
+  }
+  void store_vector(const Address& dst, int reg, bool tail) {
+    if (avx512_) {
+      if (tail)
+        c_.vmovups(dst | c_.k1, Zmm(reg));
+      else
+        c_.vmovups(dst, Zmm(reg));
+    } else {
+      if (tail)
+        c_.vmaskmovps(dst, Ymm(avx2_mask_), Ymm(reg));
+      else
+        c_.vmovups(dst, Ymm(reg));
+    }
+  }
+  void broadcast(int reg, const Address& src) {
+    if (avx512_)
+      c_.vbroadcastss(Zmm(reg), src);
+    else
+      c_.vbroadcastss(Ymm(reg), src);
+  }
+  void fma(int acc, int x, int y) {
+    if (avx512_)
+      c_.vfmadd231ps(Zmm(acc), Zmm(x), Zmm(y));
+    else
+      c_.vfmadd231ps(Ymm(acc), Ymm(x), Ymm(y));
+  }
+  void fma_mem(int acc, int x, const Address& y) {
+    if (avx512_)
+      c_.vfmadd231ps(Zmm(acc), Zmm(x), y);
+    else
+      c_.vfmadd231ps(Ymm(acc), Ymm(x), y);
+  }
+
+  void emit_tile() {
+    for (int e = 0; e < plan_.accumulators; ++e)
+      load_vector(acc_[e], mem(pc_, tile_disp(e, &ContractionPlan::Loop::stride_c)), tile_tail(e));
+    emit_reduction(plan_.tile_scope, 0, 0);
+    for (int e = 0; e < plan_.accumulators; ++e)
+      store_vector(mem(pc_, tile_disp(e, &ContractionPlan::Loop::stride_c)), acc_[e], tile_tail(e));
+  }
+
+  // Reduction loops from loops[i] inward; da/db: byte offsets of the
+  // unrolled reduction iterations around this point.
+  void emit_reduction(int i, int64_t da, int64_t db) {
+    int n = static_cast<int>(plan_.loops.size());
+    while (i < n && plan_.loops[i].stride_c != 0) ++i;
+    if (i == n) {
+      emit_step(da, db);
+      return;
+    }
+    const auto& l = plan_.loops[i];
+    if (l.role == Role::Unrolled) {
+      for (int64_t it = 0; it < l.extent; ++it)
+        emit_reduction(i + 1, da + it * l.stride_a * kF32, db + it * l.stride_b * kF32);
+      return;
+    }
+    counted_loop(l.extent / l.unroll, l.stride_a * kF32 * l.unroll, l.stride_b * kF32 * l.unroll, 0,
+                 [&] {
+                   for (int64_t u = 0; u < l.unroll; ++u)
+                     emit_reduction(i + 1, da + u * l.stride_a * kF32, db + u * l.stride_b * kF32);
+                 });
+  }
+
+  int rotate(const std::vector<int>& pool) { return pool[rot_++ % pool.size()]; }
+
+  // All FMAs of one reduction iteration.
+  void emit_step(int64_t da, int64_t db) {
+    bool a_bcast = plan_.a_is_broadcast;
+    const Reg64& pv = a_bcast ? pb_ : pa_;
+    const Reg64& ps = a_bcast ? pa_ : pb_;
+    int64_t dv = a_bcast ? db : da, ds = a_bcast ? da : db;
+    auto vstride = a_bcast ? &ContractionPlan::Loop::stride_b : &ContractionPlan::Loop::stride_a;
+    auto sstride = a_bcast ? &ContractionPlan::Loop::stride_a : &ContractionPlan::Loop::stride_b;
+    std::vector<Fma> fmas;
+    std::map<int64_t, bool> vs;  // distinct vector operands -> tail
+    std::map<int64_t, int> ss;   // distinct broadcast operands -> uses
+    for (int e = 0; e < plan_.accumulators; ++e) {
+      Fma f{e, dv + tile_disp(e, vstride), ds + tile_disp(e, sstride), tile_tail(e)};
+      fmas.push_back(f);
+      vs[f.vdisp] = f.tail;
+      ++ss[f.sdisp];
+    }
+    int nfree = static_cast<int>(free_.size());
+    int nv = static_cast<int>(vs.size()), ns = static_cast<int>(ss.size());
+    if (nv + 1 <= nfree && nv <= ns) {
+      // Every vector operand in a register; broadcasts rotate through the rest.
+      std::map<int64_t, int> vreg;
+      int k = 0;
+      for (auto& [d, tail] : vs) {
+        vreg[d] = free_[k++];
+        load_vector(vreg[d], mem(pv, d), tail);
+      }
+      std::vector<int> pool(free_.begin() + k, free_.end());
+      for (auto& [d, uses] : ss) {
+        if (avx512_ && uses == 1) {
+          for (const auto& f : fmas)
+            if (f.sdisp == d)
+              c_.vfmadd231ps(Zmm(acc_[f.acc]), Zmm(vreg[f.vdisp]),
+                             c_.ptr_b[ps + static_cast<int32_t>(d)]);
+          continue;
+        }
+        int r = rotate(pool);
+        broadcast(r, mem(ps, d));
+        for (const auto& f : fmas)
+          if (f.sdisp == d) fma(acc_[f.acc], vreg[f.vdisp], r);
+      }
+    } else if (ns + 1 <= nfree) {
+      // Every broadcast in a register; vector operands from memory or rotating.
+      std::map<int64_t, int> sreg;
+      int k = 0;
+      for (auto& [d, uses] : ss) {
+        sreg[d] = free_[k++];
+        broadcast(sreg[d], mem(ps, d));
+      }
+      std::vector<int> pool(free_.begin() + k, free_.end());
+      for (auto& [d, tail] : vs) {
+        int uses = 0;
+        for (const auto& f : fmas) uses += f.vdisp == d;
+        if (!tail && uses == 1) {
+          for (const auto& f : fmas)
+            if (f.vdisp == d) fma_mem(acc_[f.acc], sreg[f.sdisp], mem(pv, d));
+          continue;
+        }
+        int r = rotate(pool);
+        load_vector(r, mem(pv, d), tail);
+        for (const auto& f : fmas)
+          if (f.vdisp == d) fma(acc_[f.acc], r, sreg[f.sdisp]);
+      }
+    } else {
+      // Group by vector operand; broadcasts from memory (AVX-512) or rotating.
+      int half = nfree / 2;
+      std::vector<int> vpool(free_.begin(), free_.begin() + half);
+      std::vector<int> spool(free_.begin() + half, free_.end());
+      for (auto& [d, tail] : vs) {
+        int r = vpool[rot_++ % vpool.size()];
+        load_vector(r, mem(pv, d), tail);
+        for (const auto& f : fmas) {
+          if (f.vdisp != d) continue;
+          if (avx512_) {
+            c_.vfmadd231ps(Zmm(acc_[f.acc]), Zmm(r), c_.ptr_b[ps + static_cast<int32_t>(f.sdisp)]);
+          } else {
+            int s = spool[srot_++ % spool.size()];
+            broadcast(s, mem(ps, f.sdisp));
+            fma(acc_[f.acc], r, s);
+          }
+        }
+      }
+    }
+  }
+
+  EmitContext& ctx_;
+  CodeGenerator& c_;
+  const ContractionPlan& plan_;
+  bool avx512_;
+  Reg64 pa_, pb_, pc_, tmp_;
+  std::vector<Reg64> counters_;
+  int next_counter_ = 0;
+  int stack_counters_ = 0, used_stack_ = 0;
+  std::vector<int> acc_, free_;
+  int avx2_mask_ = -1;
+  std::vector<int> tile_loops_;
+  int64_t chunks_ = 1;
+  size_t rot_ = 0, srot_ = 0;
+};
+
+// Largest byte displacement any access of the tile can need from its pointer.
+bool displacements_fit(const ContractionPlan& plan) {
+  int64_t a = 0, b = 0, c = 0;
+  for (size_t i = plan.tile_scope; i < plan.loops.size(); ++i) {
+    const auto& l = plan.loops[i];
+    a += std::abs(l.stride_a) * l.extent * kF32;
+    b += std::abs(l.stride_b) * l.extent * kF32;
+    c += std::abs(l.stride_c) * l.extent * kF32;
+  }
+  int64_t slack = int64_t{plan.vector_lanes} * kF32;
+  return fits_i32(a + slack) && fits_i32(b + slack) && fits_i32(c + slack);
+}
+
+}  // namespace
+
+bool try_emit_contraction(EmitContext& ctx, const ForNode& root) {
+  const Target& target = ctx.target();
+  std::vector<Reg64> gprs = ctx.scratch_gprs();
+  std::vector<int> vregs = ctx.scratch_vector_registers();
+  if (gprs.size() < 5 || vregs.size() < 6) return false;
+  PlanLimits limits;
+  int missing = target.vector_registers() - static_cast<int>(vregs.size());
+  limits.reserved_vector_registers += std::max(0, missing);
+  auto plan = plan_contraction(root, target, limits);
+  if (plan && target.isa == Isa::avx2 && plan->vector_tail) {
+    // The AVX2 tail mask lives in a vector register too.
+    ++limits.reserved_vector_registers;
+    plan = plan_contraction(root, target, limits);
+  }
+  if (!plan || !displacements_fit(*plan)) return false;
+  ContractionEmitter(ctx, *plan, std::move(gprs), std::move(vregs)).emit();
+  return true;
+}
+
+}  // namespace tirc

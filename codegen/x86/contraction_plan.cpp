@@ -1,0 +1,337 @@
+// Recognises contraction nests and plans their register tiling
+// (rules in contraction_plan.h).
+#include "codegen/x86/contraction_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ir/functor.h"
+#include "ir/structural.h"
+
+namespace tirc {
+namespace {
+
+using Role = ContractionPlan::LoopRole;
+
+// An index as constant + sum(coeff * nest var) + sum(scale * invariant term).
+struct AffineIndex {
+  std::map<const VarNode*, int64_t> coeff;
+  int64_t constant = 0;
+  std::vector<std::pair<Expr, int64_t>> invariant;
+};
+
+class UsesAnyVar : public ExprVisitor {
+ public:
+  explicit UsesAnyVar(const std::set<const VarNode*>& vars) : vars_(vars) {}
+  bool found = false;
+  bool has_load = false;
+
+ protected:
+  void visit_var(const VarNode* v) override { found = found || vars_.count(v) > 0; }
+  void visit_load(const BufferLoadNode* n) override {
+    has_load = true;
+    ExprVisitor::visit_load(n);
+  }
+
+ private:
+  const std::set<const VarNode*>& vars_;
+};
+
+void scale_into(AffineIndex& into, const AffineIndex& from, int64_t scale) {
+  for (auto& [v, c] : from.coeff) into.coeff[v] += c * scale;
+  into.constant += from.constant * scale;
+  for (auto& [e, s] : from.invariant) into.invariant.emplace_back(e, s * scale);
+}
+
+std::optional<AffineIndex> decompose(const Expr& e, const std::set<const VarNode*>& nest) {
+  AffineIndex out;
+  if (auto c = as_const_int(e)) {
+    out.constant = *c;
+    return out;
+  }
+  UsesAnyVar uses(nest);
+  uses.visit(e);
+  if (uses.has_load) return std::nullopt;  // indirect indices are not affine
+  if (!uses.found) {
+    out.invariant.emplace_back(e, 1);
+    return out;
+  }
+  if (auto* v = e.as<VarNode>()) {
+    out.coeff[v] = 1;
+    return out;
+  }
+  if (auto* cast = e.as<CastNode>()) {
+    if (!cast->dtype.is_integer() || !cast->value.dtype().is_integer()) return std::nullopt;
+    return decompose(cast->value, nest);
+  }
+  auto* bin = e.as<BinaryNode>();
+  if (!bin) return std::nullopt;
+  if (e.kind() == ExprKind::Add || e.kind() == ExprKind::Sub) {
+    auto x = decompose(bin->a, nest), y = decompose(bin->b, nest);
+    if (!x || !y) return std::nullopt;
+    scale_into(out, *x, 1);
+    scale_into(out, *y, e.kind() == ExprKind::Add ? 1 : -1);
+    return out;
+  }
+  if (e.kind() == ExprKind::Mul) {
+    auto ca = as_const_int(bin->a), cb = as_const_int(bin->b);
+    if (!ca && !cb) return std::nullopt;
+    auto x = decompose(ca ? bin->b : bin->a, nest);
+    if (!x) return std::nullopt;
+    scale_into(out, *x, ca ? *ca : *cb);
+    return out;
+  }
+  return std::nullopt;
+}
+
+// The invariant part as one int64 expression.
+Expr invariant_offset(const AffineIndex& idx, const std::vector<ContractionPlan::Loop>& loops) {
+  int64_t constant = idx.constant;
+  for (const auto& l : loops) {
+    auto it = idx.coeff.find(l.var.get());
+    if (it != idx.coeff.end()) constant += it->second * l.min;
+  }
+  Expr sum = make_int(constant, DataType::int64());
+  for (const auto& [term, scale] : idx.invariant) {
+    Expr t = term.dtype() == DataType::int64() ? term : make_cast(DataType::int64(), term);
+    if (scale != 1) t = make_binary(ExprKind::Mul, t, make_int(scale, DataType::int64()));
+    sum = constant == 0 && sum.as<IntImmNode>() ? t : make_binary(ExprKind::Add, sum, t);
+    constant = 1;  // only the first term may replace a zero constant
+  }
+  return sum;
+}
+
+const BufferLoadNode* as_f32_load(const Expr& e) {
+  auto* load = e.as<BufferLoadNode>();
+  if (!load || load->dtype != DataType::float32() || load->indices.size() != 1 || !load->buffer ||
+      !load->buffer->data)
+    return nullptr;
+  return load;
+}
+
+struct Update {
+  const BufferStoreNode* store = nullptr;
+  const BufferLoadNode* a = nullptr;
+  const BufferLoadNode* b = nullptr;
+};
+
+bool is_c_load(const Expr& e, const BufferStoreNode* store) {
+  auto* load = as_f32_load(e);
+  return load && load->buffer->data == store->buffer->data &&
+         structural_equal(load->indices[0], store->indices[0]);
+}
+
+bool match_product(const Expr& e, Update& u) {
+  if (e.kind() != ExprKind::Mul) return false;
+  auto* mul = e.as<BinaryNode>();
+  u.a = as_f32_load(mul->a);
+  u.b = as_f32_load(mul->b);
+  return u.a && u.b;
+}
+
+// C[c] = C[c] + A*B, A*B + C[c], or fma(A, B, C[c]).
+std::optional<Update> match_update(const Stmt& s, std::string& why) {
+  auto* store = s.as<BufferStoreNode>();
+  if (!store) {
+    why = std::string("innermost statement is a ") + to_string(s.kind()) + ", not a store";
+    return std::nullopt;
+  }
+  if (!store->buffer || store->buffer->dtype != DataType::float32() ||
+      store->value.dtype() != DataType::float32() || store->indices.size() != 1 ||
+      !store->buffer->data) {
+    why = "store is not a scalar float32 store with one index";
+    return std::nullopt;
+  }
+  Update u;
+  u.store = store;
+  const Expr& v = store->value;
+  bool ok = false;
+  if (v.kind() == ExprKind::Add) {
+    auto* add = v.as<BinaryNode>();
+    if (is_c_load(add->a, store)) ok = match_product(add->b, u);
+    if (!ok && is_c_load(add->b, store)) ok = match_product(add->a, u);
+  } else if (auto* call = v.as<CallNode>(); call && call->op == "fma" && call->args.size() == 3) {
+    u.a = as_f32_load(call->args[0]);
+    u.b = as_f32_load(call->args[1]);
+    ok = u.a && u.b && is_c_load(call->args[2], store);
+  }
+  if (!ok) {
+    why = "store is not C[c] = C[c] + A[a] * B[b]";
+    return std::nullopt;
+  }
+  if (u.a->buffer->data == store->buffer->data || u.b->buffer->data == store->buffer->data) {
+    why = "an operand reads the accumulated buffer";
+    return std::nullopt;
+  }
+  return u;
+}
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// Vector registers the C tile needs when the scope starts at loops[t], or -1
+// when the C elements it covers are not distinct (two iterations would hold
+// the same element in different accumulators).
+int64_t tile_accumulators(const ContractionPlan& p, int t, int64_t budget) {
+  int64_t count = 1;
+  std::vector<const ContractionPlan::Loop*> spatial;
+  for (int i = t; i < static_cast<int>(p.loops.size()); ++i) {
+    const auto& l = p.loops[i];
+    if (l.stride_c == 0) continue;
+    count *= i == p.vector_loop ? ceil_div(l.extent, p.vector_lanes) : l.extent;
+    if (count > budget) return count;
+    spatial.push_back(&l);
+  }
+  // Distinct elements: enumerate the (small) tile's C offsets.
+  std::set<int64_t> seen;
+  std::vector<int64_t> iv(spatial.size(), 0);
+  for (;;) {
+    int64_t off = 0;
+    for (size_t i = 0; i < spatial.size(); ++i) off += iv[i] * spatial[i]->stride_c;
+    if (!seen.insert(off).second) return -1;
+    size_t d = spatial.size();
+    for (;;) {
+      if (d == 0) return count;
+      --d;
+      if (++iv[d] < spatial[d]->extent) break;
+      iv[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+std::string ContractionPlan::summary() const {
+  static const char* kRole[] = {"outer", "tile", "unroll", "vector"};
+  std::ostringstream os;
+  os << "loops[";
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const auto& l = loops[i];
+    if (i) os << ' ';
+    os << l.var->name << ':' << l.extent << ':' << kRole[static_cast<int>(l.role)];
+    if (l.unroll > 1) os << 'x' << l.unroll;
+  }
+  os << "] scope=" << tile_scope << " vector=" << vector_loop << " lanes=" << vector_lanes
+     << " tail=" << vector_tail << " broadcast=" << (a_is_broadcast ? 'A' : 'B')
+     << " acc=" << accumulators << " fmas=" << unrolled_fmas;
+  return os.str();
+}
+
+std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Target& target,
+                                                const PlanLimits& limits, std::string* why_not) {
+  std::string why;
+  auto refuse = [&](std::string reason) -> std::optional<ContractionPlan> {
+    if (why_not) *why_not = std::move(reason);
+    return std::nullopt;
+  };
+
+  ContractionPlan plan;
+  plan.vector_lanes = target.f32_lanes();
+  std::set<const VarNode*> nest_vars;
+  const ForNode* loop = &root;
+  Stmt innermost;
+  for (;;) {
+    if (loop->for_kind == ForKind::Parallel || loop->for_kind == ForKind::ThreadBinding)
+      return refuse("loop '" + loop->loop_var->name + "' is " + to_string(loop->for_kind));
+    auto mn = as_const_int(loop->min), ext = as_const_int(loop->extent);
+    if (!mn || !ext) return refuse("loop '" + loop->loop_var->name + "' has a non-constant range");
+    if (*ext <= 0) return refuse("loop '" + loop->loop_var->name + "' is empty");
+    ContractionPlan::Loop l;
+    l.var = loop->loop_var;
+    l.min = *mn;
+    l.extent = *ext;
+    plan.loops.push_back(l);
+    nest_vars.insert(loop->loop_var.get());
+    if (auto* inner = loop->body.as<ForNode>()) {
+      loop = inner;
+      continue;
+    }
+    innermost = loop->body;
+    break;
+  }
+  auto update = match_update(innermost, why);
+  if (!update) return refuse(why);
+
+  auto c = decompose(update->store->indices[0], nest_vars);
+  auto a = decompose(update->a->indices[0], nest_vars);
+  auto b = decompose(update->b->indices[0], nest_vars);
+  if (!c || !a || !b) return refuse("an index is not affine in the nest's loop variables");
+  for (auto& l : plan.loops) {
+    auto stride = [&](const AffineIndex& idx) {
+      auto it = idx.coeff.find(l.var.get());
+      return it == idx.coeff.end() ? int64_t{0} : it->second;
+    };
+    l.stride_c = stride(*c);
+    l.stride_a = stride(*a);
+    l.stride_b = stride(*b);
+  }
+  plan.c = {update->store->buffer->data, invariant_offset(*c, plan.loops)};
+  plan.a = {update->a->buffer->data, invariant_offset(*a, plan.loops)};
+  plan.b = {update->b->buffer->data, invariant_offset(*b, plan.loops)};
+
+  const int n = static_cast<int>(plan.loops.size());
+  for (int i = n - 1; i >= 0; --i) {
+    const auto& l = plan.loops[i];
+    if (l.stride_c != 1) continue;
+    if ((l.stride_a == 0 && l.stride_b == 1) || (l.stride_a == 1 && l.stride_b == 0)) {
+      plan.vector_loop = i;
+      plan.a_is_broadcast = l.stride_a == 0;
+      break;
+    }
+  }
+  if (plan.vector_loop < 0)
+    return refuse("no loop has unit stride in C and in one operand with the other invariant");
+  plan.vector_tail = static_cast<int>(plan.loops[plan.vector_loop].extent % plan.vector_lanes);
+
+  const int64_t budget = target.vector_registers() - limits.reserved_vector_registers;
+  if (budget < 1) return refuse("no vector registers left for accumulators");
+  int scope = -1;
+  int64_t accumulators = 0;
+  for (int t = 0; t <= plan.vector_loop; ++t) {
+    int64_t acc = tile_accumulators(plan, t, budget);
+    if (acc >= 1 && acc <= budget) {
+      scope = t;
+      accumulators = acc;
+      break;
+    }
+  }
+  if (scope < 0)
+    return refuse("the C tile does not fit in " + std::to_string(budget) +
+                  " registers at any scope");
+  plan.tile_scope = scope;
+  plan.accumulators = static_cast<int>(accumulators);
+
+  // Roles inside the scope: C-varying loops unrolled into the tile;
+  // reductions unrolled from the innermost outward within the FMA bound.
+  int64_t fmas = accumulators;
+  bool counted_inside = false;
+  for (int i = n - 1; i >= scope; --i) {
+    auto& l = plan.loops[i];
+    if (i == plan.vector_loop) {
+      l.role = Role::Vector;
+    } else if (l.stride_c != 0) {
+      l.role = Role::Unrolled;
+    } else if (!counted_inside && fmas * l.extent <= limits.max_unrolled_fmas) {
+      l.role = Role::Unrolled;
+      fmas *= l.extent;
+    } else {
+      l.role = Role::TileLoop;
+      if (!counted_inside) {
+        for (int64_t u = std::min<int64_t>(l.extent, limits.max_unrolled_fmas / fmas); u > 1; --u)
+          if (l.extent % u == 0) {
+            l.unroll = u;
+            break;
+          }
+        fmas *= l.unroll;
+        counted_inside = true;
+      }
+    }
+  }
+  plan.unrolled_fmas = static_cast<int>(fmas);
+  return plan;
+}
+
+}  // namespace tirc

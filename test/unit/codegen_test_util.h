@@ -1,0 +1,93 @@
+// Shared helpers for code generator tests: compile a (scheduled) PrimFunc,
+// run it through the JIT and compare with the interpreter.
+#pragma once
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "codegen/x86/generator.h"
+#include "codegen/x86/jit.h"
+#include "ir/eval/interpreter.h"
+#include "passes/pipeline.h"
+
+namespace tirc {
+
+inline std::string read_example(const std::string& file) {
+  std::ifstream in(std::string(TIRC_SOURCE_DIR) + "/examples/" + file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// C[i, j] += A[i, k] * B[k, j] as the classic TVMScript text.
+inline std::string matmul_tir(int m, int n, int k) {
+  std::ostringstream s;
+  s << "@T.prim_func\n"
+    << "def main(A: T.Buffer((" << m << ", " << k << "), \"float32\"), B: T.Buffer((" << k << ", "
+    << n << "), \"float32\"), C: T.Buffer((" << m << ", " << n << "), \"float32\")):\n"
+    << "    for i, j, k in T.grid(" << m << ", " << n << ", " << k << "):\n"
+    << "        with T.block(\"C\"):\n"
+    << "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+    << "            with T.init():\n"
+    << "                C[vi, vj] = T.float32(0)\n"
+    << "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
+  return s.str();
+}
+
+// The targets this CPU can run.
+inline std::vector<Target> available_targets() {
+  std::vector<Target> out;
+  for (Isa isa : {Isa::avx512, Isa::avx2})
+    if (host_supports(Target{isa})) out.push_back(Target{isa});
+  return out;
+}
+
+struct CodegenCheck {
+  std::string message;  // empty when the compiled code matched
+};
+
+// Runs `reference` in the interpreter and `compiled` (same parameters) through
+// lower -> generate_x86 -> JIT on the same random small-integer inputs and
+// compares every buffer: bit for bit when `exact`, else within 1e-4 relative.
+inline CodegenCheck compile_and_compare(const PrimFunc& reference, const PrimFunc& compiled,
+                                        const GeneratorOptions& options, uint64_t seed,
+                                        bool exact) {
+  try {
+    const PrimFunc lowered = lower(compiled);
+    const MachineCode code = generate_x86({{"kernel", lowered}}, options);
+    const JitModule module(code);
+    std::vector<NDArray> expected = random_inputs(reference, seed);
+    std::vector<NDArray> got = expected;
+    std::vector<Argument> expected_args, got_args;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      expected_args.push_back({&expected[i]});
+      got_args.push_back({&got[i]});
+    }
+    run(reference, expected_args);
+    const int rc = call_jit(module, "kernel", compiled, got_args);
+    if (rc != 0) return {"kernel returned " + std::to_string(rc)};
+    for (size_t p = 0; p < expected.size(); ++p) {
+      const NDArray& e = expected[p];
+      const NDArray& g = got[p];
+      if (exact && e.bitwise_equal(g)) continue;
+      for (int64_t i = 0; i < e.num_elements(); ++i) {
+        const double x = e.get_float(i), y = g.get_float(i);
+        const bool same = exact ? (x == y || (std::isnan(x) && std::isnan(y)))
+                                : std::fabs(x - y) <= 1e-5 + 1e-4 * std::fabs(x);
+        if (!same) {
+          std::ostringstream s;
+          s << "parameter " << p << " element " << i << ": interpreter " << x << ", compiled " << y;
+          return {s.str()};
+        }
+      }
+    }
+    return {};
+  } catch (const Error& e) {
+    return {std::string("error: ") + e.what()};
+  }
+}
+
+}  // namespace tirc

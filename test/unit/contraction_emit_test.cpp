@@ -1,0 +1,237 @@
+// The contraction emitter (codegen/x86/contraction_emit.h), run through a
+// test-only EmitContext: a function f(A, B, C) whose body is one nest, run
+// from xbyak's own executable memory and compared bit for bit with the
+// interpreter on small-integer inputs.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "codegen/x86/contraction_emit.h"
+#include "codegen/x86/contraction_plan.h"
+#include "contraction_test_util.h"
+#include "ir/eval/interpreter.h"
+
+namespace tirc::test {
+namespace {
+
+using namespace Xbyak::util;
+
+// Parameters A, B, C arrive in rdi, rsi, rdx; every other GPR but rsp is
+// scratch (the callee-saved ones are saved by the prologue).
+class TestEmitContext : public EmitContext {
+ public:
+  TestEmitContext(Target target, const PrimFunc& f, int gprs, int vregs)
+      : code_(1 << 20), target_(target), gpr_count_(gprs), vreg_count_(vregs) {
+    for (int i = 0; i < 3; ++i) data_.push_back(f->params[i].buffer->data);
+  }
+  Xbyak::CodeGenerator& code() override { return code_; }
+  const Target& target() const override { return target_; }
+  ConstantPool& constants() override { return pool_; }
+  std::vector<Xbyak::Reg64> scratch_gprs() override {
+    std::vector<Xbyak::Reg64> all = {rax, rcx, r8, r9, r10, r11, rbx, rbp, r12, r13, r14, r15};
+    all.resize(gpr_count_);
+    return all;
+  }
+  std::vector<int> scratch_vector_registers() override {
+    std::vector<int> v;
+    for (int i = 0; i < vreg_count_; ++i) v.push_back(i);
+    return v;
+  }
+  void eval_int(const Expr& e, const Xbyak::Reg64& dst) override {
+    auto c = as_const_int(e);
+    if (!c) throw Error("test context evaluates constants only");
+    code_.mov(dst, *c);
+  }
+  void load_address(const Var& data, const Xbyak::Reg64& dst) override {
+    if (data == data_[0])
+      code_.mov(dst, rdi);
+    else if (data == data_[1])
+      code_.mov(dst, rsi);
+    else if (data == data_[2])
+      code_.mov(dst, rdx);
+    else
+      throw Error("test context: unknown storage");
+  }
+
+ private:
+  Xbyak::CodeGenerator code_;
+  Target target_;
+  ConstantPool pool_;
+  int gpr_count_, vreg_count_;
+  std::vector<Var> data_;
+};
+
+using KernelFn = void (*)(float*, float*, float*);
+
+struct Options {
+  int gprs = 12;
+  int vregs = 0;  // 0: all of the target's
+};
+
+// Emits f's nest; false when the emitter refused it.
+bool emit_function(TestEmitContext& ctx, const PrimFunc& f) {
+  auto& c = ctx.code();
+  const Xbyak::Reg64 saved[] = {rbx, rbp, r12, r13, r14, r15};
+  for (const auto& r : saved) c.push(r);
+  bool ok = try_emit_contraction(ctx, root_for(f));
+  c.vzeroupper();
+  for (int i = 5; i >= 0; --i) c.pop(saved[i]);
+  c.ret();
+  ctx.constants().emit(c);
+  c.ready();
+  return ok;
+}
+
+// Runs the emitted kernel and the interpreter on the same inputs.
+void check_against_interpreter(const std::string& text, const Target& target, Options opt = {}) {
+  INFO(text);
+  INFO(target.name());
+  PrimFunc f = parse_single(text);
+  TestEmitContext ctx(target, f, opt.gprs, opt.vregs ? opt.vregs : target.vector_registers());
+  REQUIRE(emit_function(ctx, f));
+  auto fn = ctx.code().getCode<KernelFn>();
+  for (uint64_t seed = 1; seed <= 2; ++seed) {
+    std::vector<NDArray> expected = random_inputs(f, seed, true);
+    std::vector<NDArray> actual = expected;
+    std::vector<Argument> args;
+    for (auto& a : expected) args.push_back(Argument{&a});
+    run(f, args);
+    fn(reinterpret_cast<float*>(actual[0].data()), reinterpret_cast<float*>(actual[1].data()),
+       reinterpret_cast<float*>(actual[2].data()));
+    for (int i = 0; i < 3; ++i) {
+      INFO("buffer " << i << " seed " << seed);
+      if (!expected[i].bitwise_equal(actual[i])) {
+        int64_t n = expected[i].num_elements();
+        for (int64_t e = 0; e < n; ++e)
+          if (expected[i].get_float(e) != actual[i].get_float(e)) {
+            FAIL("element " << e << ": expected " << expected[i].get_float(e) << ", got "
+                            << actual[i].get_float(e));
+          }
+      }
+    }
+  }
+}
+
+void check_both_isas(const std::string& text, Options opt = {}) {
+  for (Isa isa : {Isa::avx512, Isa::avx2}) {
+    Target t{isa};
+    if (!host_supports(t)) continue;
+    check_against_interpreter(text, t, opt);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("contraction emit: plain and tiled matmuls", "[contraction]") {
+  std::vector<MatmulSpec> specs = {
+      {.m = 64, .n = 64, .k = 64, .ti = 0, .order = {"i1", "j1", "k1"}},
+      {.m = 16, .n = 16, .k = 16, .ti = 0, .order = {"i1", "j1", "k1"}},
+      {.m = 96, .n = 64, .k = 128, .ti = 6, .tj = 32, .order = {"i0", "j0", "k1", "i1", "j1"}},
+      {.m = 96, .n = 256, .k = 64, .ti = 6, .tj = 32, .order = {"i0", "j0", "k1", "i1", "j1"}},
+      {.m = 32, .n = 96, .k = 40, .ti = 4, .tj = 48, .order = {"j0", "i0", "k1", "i1", "j1"}},
+      {.m = 24,
+       .n = 64,
+       .k = 64,
+       .ti = 8,
+       .tj = 16,
+       .tk = 8,
+       .order = {"i0", "j0", "k0", "i1", "k1", "j1"}},
+      {.m = 16,
+       .n = 32,
+       .k = 48,
+       .ti = 4,
+       .tj = 16,
+       .tk = 16,
+       .order = {"k0", "i0", "j0", "k1", "i1", "j1"}},
+      {.m = 32, .n = 32, .k = 32, .ti = 0, .order = {"k1", "i1", "j1"}},
+      {.m = 16, .n = 16, .k = 16, .ti = 0, .order = {"k1", "i1", "j1"}},
+      {.m = 8, .n = 64, .k = 300, .ti = 0, .order = {"i1", "j1", "k1"}},
+  };
+  for (const auto& s : specs) check_both_isas(matmul_text(s));
+}
+
+TEST_CASE("contraction emit: odd sizes and masked tails", "[contraction]") {
+  std::vector<MatmulSpec> specs = {
+      {.m = 17, .n = 33, .k = 65, .ti = 0, .order = {"i1", "j1", "k1"}},
+      {.m = 5, .n = 7, .k = 3, .ti = 0, .order = {"i1", "j1", "k1"}},
+      {.m = 9, .n = 21, .k = 11, .ti = 0, .order = {"i1", "k1", "j1"}},
+      {.m = 18, .n = 20, .k = 13, .ti = 6, .tj = 20, .order = {"i0", "k1", "i1", "j1"}},
+      {.m = 3, .n = 2, .k = 5, .ti = 0, .order = {"i1", "j1", "k1"}},
+  };
+  for (const auto& s : specs) check_both_isas(matmul_text(s));
+}
+
+TEST_CASE("contraction emit: transposed A, swapped operands, batch matmul", "[contraction]") {
+  check_both_isas(matmul_text(
+      {.m = 16, .n = 16, .k = 16, .ti = 0, .order = {"i1", "k1", "j1"}, .a_transposed = true}));
+  check_both_isas(matmul_text(
+      {.m = 24, .n = 40, .k = 8, .ti = 0, .order = {"i1", "j1", "k1"}, .a_transposed = true}));
+  check_both_isas(nest_text(16 * 16, 16 * 16, 16 * 16, {{"i", 16}, {"j", 16}, {"k", 16}},
+                            "C[i * 16 + j] = A[k * 16 + j] * B[i * 16 + k] + C[i * 16 + j]"));
+  check_both_isas(
+      nest_text(4 * 8 * 8, 4 * 8 * 32, 4 * 8 * 32, {{"b", 4}, {"i", 8}, {"j", 32}, {"k", 8}},
+                update_stmt("b * 256 + i * 32 + j", "b * 64 + i * 8 + k", "b * 256 + k * 32 + j")));
+}
+
+TEST_CASE("contraction emit: conv2d as a contraction", "[contraction]") {
+  // NCHW: out[oc, oh, ow] += in[ic, oh + kh, ow + kw] * w[oc, ic, kh, kw]
+  check_both_isas(
+      nest_text(3 * 10 * 10, 4 * 3 * 3 * 3, 4 * 8 * 8,
+                {{"oc", 4}, {"oh", 8}, {"ic", 3}, {"kh", 3}, {"kw", 3}, {"ow", 8, "T.vectorized"}},
+                update_stmt("oc * 64 + oh * 8 + ow", "ic * 100 + (oh + kh) * 10 + ow + kw",
+                            "oc * 27 + ic * 9 + kh * 3 + kw")));
+  // NHWC: out[oh, ow, oc] += in[oh + kh, ow + kw, ic] * w[kh, kw, ic, oc]
+  check_both_isas(
+      nest_text(6 * 6 * 5, 3 * 3 * 5 * 24, 4 * 4 * 24,
+                {{"oh", 4}, {"ow", 4}, {"kh", 3}, {"kw", 3}, {"ic", 5}, {"oc", 24}},
+                update_stmt("oh * 96 + ow * 24 + oc", "(oh + kh) * 30 + (ow + kw) * 5 + ic",
+                            "kh * 360 + kw * 120 + ic * 24 + oc")));
+}
+
+TEST_CASE("contraction emit: overlapping C, constant starts, offsets", "[contraction]") {
+  check_both_isas(nest_text(64, 64, 64, {{"i", 4}, {"j", 16}, {"k", 3}},
+                            update_stmt("i + j", "i * 3 + k", "k * 16 + j")));
+  check_both_isas(
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((256,), \"float32\"), B: T.Buffer((256,), \"float32\"), C: "
+      "T.Buffer((256,), \"float32\")):\n"
+      "    for i in range(2, 6):\n"
+      "        for j in range(13):\n"
+      "            for k in range(1, 9):\n"
+      "                C[i * 16 + j + 3] = C[i * 16 + j + 3] + A[i * 16 + k] * B[k * 16 + j]\n");
+}
+
+TEST_CASE("contraction emit: few registers: stack counters and operand schemes", "[contraction]") {
+  MatmulSpec tiled{.m = 24,
+                   .n = 64,
+                   .k = 64,
+                   .ti = 8,
+                   .tj = 16,
+                   .tk = 8,
+                   .order = {"i0", "j0", "k0", "i1", "k1", "j1"}};
+  check_both_isas(matmul_text(tiled), Options{.gprs = 5});
+  check_both_isas(matmul_text(tiled), Options{.gprs = 6, .vregs = 12});
+  // Every FMA of a step has its own vector and broadcast operand.
+  std::string outer = nest_text(8 * 8, 8 * 8 * 16, 8 * 16, {{"i", 8}, {"k", 8}, {"j", 16}},
+                                update_stmt("i * 16 + j", "i * 8 + k", "i * 128 + k * 16 + j"));
+  check_both_isas(outer, Options{.vregs = 12});
+  check_both_isas(outer);
+}
+
+TEST_CASE("contraction emit: refuses what the plan refuses, emitting nothing", "[contraction]") {
+  std::string text = matmul_text(
+      {.m = 16, .n = 16, .k = 16, .ti = 0, .order = {"i1", "j1", "k1"}, .b_transposed = true});
+  PrimFunc f = parse_single(text);
+  TestEmitContext ctx(Target{Isa::avx512}, f, 12, 32);
+  size_t before = ctx.code().getSize();
+  CHECK_FALSE(try_emit_contraction(ctx, root_for(f)));
+  CHECK(ctx.code().getSize() == before);
+  // Too few scratch registers to plan at all.
+  PrimFunc g =
+      parse_single(matmul_text({.m = 16, .n = 16, .k = 16, .ti = 0, .order = {"i1", "j1", "k1"}}));
+  TestEmitContext small(Target{Isa::avx512}, g, 4, 32);
+  CHECK_FALSE(try_emit_contraction(small, root_for(g)));
+  CHECK(small.code().getSize() == 0);
+}
+
+}  // namespace tirc::test

@@ -1,0 +1,55 @@
+// The lit schedule tests (test/lit/schedule/*.tir with the script their RUN line
+// passes as `--trace %S/Inputs/<name>.py`), for unit tests that replay them.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace tirc {
+
+inline std::string read_text_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct ScheduleCase {
+  std::filesystem::path program;
+  std::filesystem::path script;
+};
+
+inline std::filesystem::path lit_script_of(const std::filesystem::path& tir) {
+  const std::string text = read_text_file(tir);
+  const std::string marker = "--trace %S/Inputs/";
+  size_t at = text.find(marker);
+  if (at == std::string::npos) return {};
+  at += marker.size();
+  size_t end = text.find(".py", at);
+  if (end == std::string::npos) return {};
+  return tir.parent_path() / "Inputs" / (text.substr(at, end - at) + ".py");
+}
+
+inline std::vector<ScheduleCase> lit_schedule_cases() {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(TIRC_SOURCE_DIR) / "test/lit/schedule";
+  std::vector<ScheduleCase> cases;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".tir") continue;
+    fs::path script = lit_script_of(entry.path());
+    if (!script.empty() && fs::exists(script)) cases.push_back({entry.path(), script});
+  }
+  std::sort(cases.begin(), cases.end(),
+            [](const ScheduleCase& a, const ScheduleCase& b) { return a.program < b.program; });
+  // The sampling primitives have no .tir of their own: their script runs on
+  // the matmul example in print_trace.test.
+  cases.push_back(
+      {fs::path(TIRC_SOURCE_DIR) / "examples/matmul.tir", dir / "Inputs/lookup_sample.py"});
+  return cases;
+}
+
+}  // namespace tirc
