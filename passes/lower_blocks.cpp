@@ -1,6 +1,7 @@
 // lower-blocks: blocks become plain statements over their bound values.
 #include <unordered_map>
 
+#include "ir/arith/analyzer.h"
 #include "ir/functor.h"
 #include "ir/substitute.h"
 #include "passes/pass_util.h"
@@ -73,7 +74,8 @@ class BlockLowerer : public StmtMutator {
     }
     for (size_t k = b.alloc_buffers.size(); k-- > 0;) {
       const Buffer& buf = b.alloc_buffers[k];
-      std::optional<int64_t> elems = const_num_elements(buf);
+      // The storage a strided buffer (storage_align) spans, not just its element count.
+      std::optional<int64_t> elems = as_const_int(simplify(storage_span(buf)));
       if (!elems)
         throw Error("buffer '" + buf->name + "' of block '" + b.name +
                         "' has a non-constant size; the lowered form allocates only constant sizes",

@@ -2,6 +2,8 @@
 // bodies into one position-independent text, constants at its end.
 #include "codegen/x86/generator.h"
 
+#include "codegen/x86/legalize_vectors.h"
+
 #include <set>
 
 #include "codegen/x86/emitter.h"
@@ -40,8 +42,17 @@ MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
   MachineCode out;
   std::set<std::string> seen;
   SpillStats spills;
+  // Vector stores wider than a register are split first, so the emitter sees
+  // register-wide vectors only.
+  std::vector<FunctionToCompile> legal;
+  for (const FunctionToCompile& fc : functions) {
+    legal.push_back(fc);
+    if (fc.lowered && fc.lowered->body)
+      legal.back().lowered = with_body(
+          fc.lowered, split_wide_vectors(fc.lowered->body, options.target.vector_bits() / 8));
+  }
   try {
-    for (const FunctionToCompile& fc : functions) {
+    for (const FunctionToCompile& fc : legal) {
       check_symbol(fc.symbol, seen);
       if (!fc.lowered || !fc.lowered->body)
         throw Error("x86 codegen: function " + fc.symbol + " has no body");

@@ -8,6 +8,7 @@
 // TIRC_CODEGEN_RANDOM_FIRST: index of the first schedule (to rerun one seed).
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -36,6 +37,8 @@ class LoopScheduler {
  public:
   LoopScheduler(Schedule& sch, uint64_t seed) : sch_(sch), rng_(seed) {}
 
+  std::map<std::string, int> applied;  // primitive -> times applied (refusals not counted)
+
   void step() {
     static const char* kinds[] = {
         "split",      "split",      "reorder",   "reorder", "fuse",
@@ -44,6 +47,7 @@ class LoopScheduler {
     const std::string kind = kinds[pick(std::size(kinds))];
     try {
       apply(kind);
+      ++applied[kind];
     } catch (const Error&) {
       // refused: the schedule is unchanged
     }
@@ -147,6 +151,7 @@ TEST_CASE("random loop schedules compile to code that matches the interpreter", 
   std::vector<Target> targets = available_targets();
   REQUIRE(!targets.empty());
   int compiled = 0, contraction_on = 0;
+  std::map<std::string, int> applied;
   for (const Program& p : programs()) {
     const IRModule original = parse_module(p.text, p.name + ".tir");
     const PrimFunc& func = original.functions().front().second;
@@ -156,6 +161,7 @@ TEST_CASE("random loop schedules compile to code that matches the interpreter", 
       LoopScheduler scheduler(sch, seed);
       const int steps = 1 + static_cast<int>(seed % 7);
       for (int s = 0; s < steps; ++s) scheduler.step();
+      for (const auto& [kind, count] : scheduler.applied) applied[kind] += count;
 
       GeneratorOptions options;
       options.target = targets[static_cast<size_t>(i) % targets.size()];
@@ -171,6 +177,13 @@ TEST_CASE("random loop schedules compile to code that matches the interpreter", 
       ++compiled;
     }
   }
-  INFO("compiled " << compiled << " schedules, " << contraction_on << " with contraction kernels");
+  std::string summary;
+  for (const auto& [kind, count] : applied) summary += " " + kind + "=" + std::to_string(count);
+  if (std::getenv("TIRC_CODEGEN_RANDOM_VERBOSE"))
+    WARN("compiled " << compiled << " schedules (" << contraction_on
+                     << " with contraction kernels); applied:" << summary);
   CHECK(compiled == 4 * per_program);
+  // The draw must exercise the loop kinds the generator treats specially.
+  for (const char* kind : {"split", "reorder", "parallel", "vectorize", "unroll"})
+    CHECK(applied[kind] >= per_program / 10);
 }
