@@ -66,7 +66,11 @@ std::string matmul_schedule(int64_t m, int64_t n, int64_t k, const Target& targe
      << "], preserve_unit_iters=True)\n"
      << "l8, l9 = sch.split(loop=l3, factors=[None, " << t.kc << "], preserve_unit_iters=True)\n"
      << "sch.reorder(l6, l8, l4, l9, l5, l7)\n"
-     << "b10 = sch.decompose_reduction(block=b0, loop=l6)\n"
+     // The init nest goes inside j0, so each (parallel) column block zeroes its
+     // own part of C just before accumulating into it, with vector stores.
+     << "b10 = sch.decompose_reduction(block=b0, loop=l8)\n"
+     << "l11, l12, l13, l14 = sch.get_loops(block=b10)\n"
+     << "sch.vectorize(loop=l14)\n"
      << "sch.vectorize(loop=l7)\n";
   if (parallel) os << "sch.parallel(loop=l6)\n";
   return os.str();
