@@ -24,6 +24,7 @@
 #include <map>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,7 @@ struct Options {
   bool quick = false;
   bool csv = false;
   std::vector<int> threads{1, 2};
+  std::vector<Shape> shapes;  // --shapes: instead of the standard set
 };
 
 // Best of repeated calls after one warm-up call: at least min_reps calls and
@@ -240,7 +242,7 @@ int run(const Options& opt) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
 
-  for (const Shape& s : benchmark_shapes(opt.quick)) {
+  for (const Shape& s : opt.shapes.empty() ? benchmark_shapes(opt.quick) : opt.shapes) {
     std::vector<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n));
     std::vector<float> ref(static_cast<size_t>(s.m * s.n)), c(ref.size());
     for (float& x : a) x = uniform(rng);
@@ -361,6 +363,21 @@ std::vector<int> parse_threads(const std::string& list) {
   return out;
 }
 
+// "256x256x256,64x80x96" -> shapes.
+std::vector<Shape> parse_shapes(const std::string& list) {
+  std::vector<Shape> out;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    Shape s{0, 0, 0};
+    if (std::sscanf(item.c_str(), "%ldx%ldx%ld", &s.m, &s.n, &s.k) != 3 || s.m < 1 || s.n < 1 ||
+        s.k < 1)
+      throw Error("--shapes expects MxNxK[,MxNxK...], got '" + item + "'");
+    out.push_back(s);
+  }
+  return out;
+}
+
 }  // namespace
 }  // namespace tirc::bench
 
@@ -376,8 +393,11 @@ int main(int argc, char** argv) {
         opt.csv = true;
       } else if (a == "--threads" && i + 1 < argc) {
         opt.threads = parse_threads(argv[++i]);
+      } else if (a == "--shapes" && i + 1 < argc) {
+        opt.shapes = parse_shapes(argv[++i]);
       } else {
-        std::fprintf(stderr, "usage: %s [--quick] [--threads 1,2] [--csv]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s [--quick] [--threads 1,2] [--shapes MxNxK,...] [--csv]\n",
+                     argv[0]);
         return 2;
       }
     }

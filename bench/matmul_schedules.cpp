@@ -56,6 +56,16 @@ std::string matmul_tir(int64_t m, int64_t n, int64_t k) {
   return os.str();
 }
 
+namespace {
+
+// Packing pays when B's rows are far apart and the whole copy fits the
+// generator's stack allocation limit.
+bool pack_b(int64_t n, int64_t k, const MatmulTiling& t) {
+  return n >= 256 && n % t.columns == 0 && n * k * 4 <= (int64_t{4} << 20);
+}
+
+}  // namespace
+
 std::string matmul_schedule(int64_t m, int64_t n, int64_t k, const Target& target, bool parallel) {
   MatmulTiling t = choose_matmul_tiling(m, n, k, target);
   std::ostringstream os;
@@ -72,6 +82,17 @@ std::string matmul_schedule(int64_t m, int64_t n, int64_t k, const Target& targe
      << "l11, l12, l13, l14 = sch.get_loops(block=b10)\n"
      << "sch.vectorize(loop=l14)\n"
      << "sch.vectorize(loop=l7)\n";
+  if (pack_b(n, k, t)) {
+    // B's rows are n floats apart: a column panel of it strides across pages and
+    // L1 sets. Copy each column block of B once, before its j0 iteration, into a
+    // panel-major buffer (B_global[j0, k, j1]) that the FMAs then read contiguously.
+    os << "b15 = sch.cache_read(block=b0, read_buffer_index=2, storage_scope=\"global\")\n"
+       << "sch.compute_at(block=b15, loop=l6, preserve_unit_loops=True)\n"
+       << "sch.transform_layout(block=b0, buffer=(\"read\", 2), index_map=lambda k, j: (j // "
+       << t.columns << ", k, j % " << t.columns << "))\n"
+       << "l16, l17, l18 = sch.get_loops(block=b15)\n"
+       << "sch.vectorize(loop=l18)\n";
+  }
   if (parallel) os << "sch.parallel(loop=l6)\n";
   return os.str();
 }

@@ -26,7 +26,9 @@ std::string matmul_tir(int64_t m, int64_t n, int64_t k);
 
 // A schedule script (schedule/trace.h) for matmul_tir(m, n, k): loops
 // j0, k0, i0, k1, i1, j1 with j1 vectorised, the reduction decomposed so the
-// init is its own nest, and with `parallel` j0 run in parallel.
+// init is its own nest, and with `parallel` j0 run in parallel. When n >= 256,
+// B is first copied panel by panel into a panel-major buffer (cache_read +
+// compute_at + transform_layout) so the FMAs read it contiguously.
 std::string matmul_schedule(int64_t m, int64_t n, int64_t k, const Target& target,
                             bool parallel = false);
 

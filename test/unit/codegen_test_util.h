@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/matmul_schedules.h"
 #include "codegen/x86/generator.h"
 #include "codegen/x86/jit.h"
 #include "ir/eval/interpreter.h"
@@ -20,21 +21,6 @@ inline std::string read_example(const std::string& file) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// C[i, j] += A[i, k] * B[k, j] as the classic TVMScript text.
-inline std::string matmul_tir(int m, int n, int k) {
-  std::ostringstream s;
-  s << "@T.prim_func\n"
-    << "def main(A: T.Buffer((" << m << ", " << k << "), \"float32\"), B: T.Buffer((" << k << ", "
-    << n << "), \"float32\"), C: T.Buffer((" << m << ", " << n << "), \"float32\")):\n"
-    << "    for i, j, k in T.grid(" << m << ", " << n << ", " << k << "):\n"
-    << "        with T.block(\"C\"):\n"
-    << "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
-    << "            with T.init():\n"
-    << "                C[vi, vj] = T.float32(0)\n"
-    << "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
-  return s.str();
 }
 
 // The targets this CPU can run.

@@ -1,6 +1,8 @@
 // The benchmark's hand-written matmul schedule (bench/matmul_schedules.h).
 #include <catch2/catch.hpp>
 
+#include "codegen_test_util.h"
+
 #include "bench/matmul_schedules.h"
 #include "ir/eval/interpreter.h"
 #include "ir/text/parser.h"
@@ -33,7 +35,8 @@ TEST_CASE("matmul schedule: applies and computes the same as the plain matmul", 
   struct Shape {
     int64_t m, n, k;
   };
-  for (Shape s : {Shape{48, 64, 32}, Shape{12, 40, 24}, Shape{16, 16, 16}}) {
+  // {8, 256, 24}: n >= 256 packs B into panels.
+  for (Shape s : {Shape{48, 64, 32}, Shape{12, 40, 24}, Shape{16, 16, 16}, Shape{8, 256, 24}}) {
     for (Isa isa : {Isa::avx512, Isa::avx2}) {
       for (bool parallel : {false, true}) {
         std::string script = matmul_schedule(s.m, s.n, s.k, Target{isa}, parallel);
@@ -43,6 +46,14 @@ TEST_CASE("matmul schedule: applies and computes the same as the plain matmul", 
         Trace::parse(script).apply_to(sch);
         auto eq = check_equivalent(mod.at("main"), sch.func("main"), 1);
         CHECK(eq.equal);
+        if (s.n >= 256) CHECK(script.find("cache_read") != std::string::npos);
+        // Compiled (contraction kernels on), it computes the same.
+        if (host_supports(Target{isa})) {
+          GeneratorOptions options;
+          options.target = Target{isa};
+          CHECK(compile_and_compare(mod.at("main"), sch.func("main"), options, 3, true).message ==
+                "");
+        }
       }
     }
   }
