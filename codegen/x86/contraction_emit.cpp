@@ -56,11 +56,13 @@ class ContractionEmitter {
     for (const auto& l : plan_.loops)
       if (needs_counter(l)) ++counted;
     stack_counters_ = std::max(0, counted - static_cast<int>(counters_.size()));
-    if (stack_counters_ > 0) c_.sub(c_.rsp, 128 + 8 * stack_counters_);  // past any red zone
+    // Addresses first: the general emitter finds stack allocations and spilled
+    // values relative to rsp, which must not have moved yet.
     setup_pointer(plan_.a, pa_);
     setup_pointer(plan_.b, pb_);
     setup_pointer(plan_.c, pc_);
     if (plan_.vector_tail) setup_tail_mask();
+    if (stack_counters_ > 0) c_.sub(c_.rsp, 128 + 8 * stack_counters_);  // past any red zone
     emit_loop(0);
     if (stack_counters_ > 0) c_.add(c_.rsp, 128 + 8 * stack_counters_);
   }
@@ -167,7 +169,18 @@ class ContractionEmitter {
     }
     return disp;
   }
-  bool tile_tail(int e) const { return plan_.vector_tail && (e % chunks_) == chunks_ - 1; }
+  // Whether tile element `e` is the masked last vector: its digit along the
+  // vector loop (which need not be the innermost tile loop) is the last chunk.
+  bool tile_tail(int e) const {
+    if (!plan_.vector_tail) return false;
+    for (auto it = tile_loops_.rbegin(); it != tile_loops_.rend(); ++it) {
+      const bool vector = *it == plan_.vector_loop;
+      const int64_t n = vector ? chunks_ : plan_.loops[*it].extent;
+      if (vector) return e % n == n - 1;
+      e = static_cast<int>(e / n);
+    }
+    return false;
+  }
 
   Address mem(const Reg64& base, int64_t disp) const {
     return c_.ptr[base + static_cast<int32_t>(disp)];

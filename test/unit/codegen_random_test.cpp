@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <vector>
 
 #include "codegen/x86/generator.h"
 #include "codegen/x86/jit.h"
@@ -150,12 +151,17 @@ TEST_CASE("random loop schedules compile to code that matches the interpreter", 
   const int first = env_int("TIRC_CODEGEN_RANDOM_FIRST", 0);
   std::vector<Target> targets = available_targets();
   REQUIRE(!targets.empty());
+  // Seeds that once found bugs in longer runs (contraction tail masks when the
+  // vector loop is not the innermost tile loop; stack-relative addresses after
+  // the contraction emitter moved rsp) run every time.
+  std::vector<int> indices = {900, 1866, 2410};
+  for (int i = first; i < first + per_program; ++i) indices.push_back(i);
   int compiled = 0, contraction_on = 0;
   std::map<std::string, int> applied;
   for (const Program& p : programs()) {
     const IRModule original = parse_module(p.text, p.name + ".tir");
     const PrimFunc& func = original.functions().front().second;
-    for (int i = first; i < first + per_program; ++i) {
+    for (int i : indices) {
       const uint64_t seed = 0x5eed0000u + static_cast<uint64_t>(i);
       Schedule sch(original);
       LoopScheduler scheduler(sch, seed);
@@ -182,7 +188,7 @@ TEST_CASE("random loop schedules compile to code that matches the interpreter", 
   if (std::getenv("TIRC_CODEGEN_RANDOM_VERBOSE"))
     WARN("compiled " << compiled << " schedules (" << contraction_on
                      << " with contraction kernels); applied:" << summary);
-  CHECK(compiled == 4 * per_program);
+  CHECK(compiled == 4 * static_cast<int>(indices.size()));
   // The draw must exercise the loop kinds the generator treats specially.
   for (const char* kind : {"split", "reorder", "parallel", "vectorize", "unroll"})
     CHECK(applied[kind] >= per_program / 10);
