@@ -57,7 +57,7 @@ std::string c_driver(const std::string& header, const std::string& symbol,
   for (size_t i = 0; i < bytes.size(); ++i) c << (i ? ", " : "") << "p" << i;
   c << ");\n";
   for (size_t i = 0; i < bytes.size(); ++i)
-    c << "  store(\"out" << i << ".bin\", p" << i << ", " << bytes[i] << ");\n";
+    c << "  store(\"out" << i << ".bin\", p" << i << ", " << bytes[i] << ");\n  free(p" << i << ");\n";
   c << "  return rc;\n}\n";
   return c.str();
 }
