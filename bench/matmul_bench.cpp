@@ -26,6 +26,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/fma_peak.h"
@@ -264,6 +265,9 @@ int run(const Options& opt) {
     void* args[] = {a.data(), b.data(), c.data()};
     // GFLOPS of `call`, or NaN when its result differs from OpenBLAS's.
     auto measure = [&](const std::function<void()>& call, const Budget& budget) {
+      // OpenBLAS and OpenMP worker threads spin for a while after a call; let
+      // them go idle so they do not steal the next library's cores.
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
       std::fill(c.begin(), c.end(), std::numeric_limits<float>::quiet_NaN());
       call();
       if (!(relative_error(c, ref) <= 1e-4)) {

@@ -6,7 +6,7 @@ namespace tirc {
 
 MatmulTiling choose_matmul_tiling(int64_t m, int64_t n, int64_t k, const Target& target) {
   const int64_t lanes = target.f32_lanes();
-  const int64_t budget = target.vector_registers() - 4;  // PlanLimits' reserve
+  const int64_t budget = target.vector_registers() - 8;
   MatmulTiling best;
   double best_score = -1;
   for (int64_t rows = 1; rows <= budget && rows <= m; ++rows) {

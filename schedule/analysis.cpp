@@ -171,6 +171,39 @@ std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
   return out;
 }
 
+namespace {
+
+// Whether some index of the region uses the variable (C[vi, vj], or a layout
+// transform's B[vj // 32, vk, vj % 32]).
+bool indexed_by(const BufferRegion& region, const Var& v) {
+  for (const Range& r : region.region)
+    if (uses_var(r.min, v.get())) return true;
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::string> iteration_write_conflict(const Stmt& loop_stmt) {
+  const ForNode* loop = loop_stmt.as<ForNode>();
+  if (!loop) return std::nullopt;
+  const std::string& name = loop->loop_var->name;
+  for (const BlockRealizeNode* r : child_blocks(loop->body)) {
+    std::vector<const IterVar*> fed;
+    for (const BoundIterVar& b : iter_vars_bound_by(loop->loop_var.get(), {r}))
+      fed.push_back(b.iter_var);
+    for (const BufferRegion& w : r->block->writes) {
+      if (fed.empty())
+        return "block " + r->block->name + " writes " + w.buffer->name +
+               " at the same place in every iteration of loop " + name;
+      for (const IterVar* v : fed)
+        if (!indexed_by(w, v->var))
+          return "block " + r->block->name + " writes " + w.buffer->name + " at an index without " +
+                 v->var->name + ", so iterations of loop " + name + " may write the same element";
+    }
+  }
+  return std::nullopt;
+}
+
 bool is_param_buffer(const PrimFunc& f, const Buffer& b) {
   for (const Param& p : f->params)
     if (p.buffer == b) return true;

@@ -1,6 +1,8 @@
 // Facts about blocks that schedule primitives check before they apply.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "ir/function.h"
@@ -43,6 +45,14 @@ struct BoundIterVar {
 // The iteration variables of `blocks` that `loop_var` feeds, in block order.
 std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
                                              const std::vector<const BlockRealizeNode*>& blocks);
+
+// Why two iterations of `loop` (a For) could write the same element, or
+// nullopt when they cannot: every block under it that writes a buffer not
+// allocated under it must have the loop feed its spatial iteration variables
+// and use each of those variables in an index of every write (C[vi, vj]).
+// A block the loop does not feed (computed again in every iteration, as after
+// compute_at under a data-parallel loop) writes the same elements each time.
+std::optional<std::string> iteration_write_conflict(const Stmt& loop);
 
 // True when b is one of f's parameters (an input or output the schedule
 // must keep).

@@ -66,9 +66,15 @@ static void set_loop_kind(Schedule& sch, LoopRV rv, const std::string& primitive
   sch.update_func(at.func, with_body(f, replaced));
 }
 
+// Concurrent iterations must not write the same element.
+static void check_no_write_conflict(const LoopAt& at, const std::string& primitive) {
+  if (auto why = iteration_write_conflict(at.path.node())) throw ScheduleError(primitive, *why);
+}
+
 void Schedule::parallel(LoopRV loop) {
   LoopAt at = locate(*this, loop, "parallel");
   check_data_parallel(*this, at, "parallel");
+  check_no_write_conflict(at, "parallel");
   set_loop_kind(*this, loop, "parallel", ForKind::Parallel, "");
   record(Instruction{"parallel", {}, {{"loop", trace_rv(loop)}}, {}, false});
 }
@@ -98,6 +104,7 @@ void Schedule::bind(LoopRV loop, const std::string& thread_axis) {
     throw ScheduleError(
         "bind", "unknown thread axis \"" + thread_axis + "\" for loop " + at.loop->loop_var->name);
   check_data_parallel(*this, at, "bind");
+  check_no_write_conflict(at, "bind");
   set_loop_kind(*this, loop, "bind", ForKind::ThreadBinding, thread_axis);
   record(
       Instruction{"bind", {}, {{"loop", trace_rv(loop)}, {"thread_axis", thread_axis}}, {}, false});

@@ -1,0 +1,43 @@
+// Parallel iterations must not write the same element: a block recomputed in
+// every iteration of a parallel loop (after compute_at under it) races with
+// itself. Found by the randomized code generation test (softmax's T_sum
+// computed at T_softmax's column loop, which was parallel).
+#include "schedule_loops_test_util.h"
+
+using namespace tirc;
+using namespace tirc::loops_test;
+
+TEST_CASE("parallel refuses a loop whose iterations write the same elements", "[schedule][loops]") {
+  const IRModule softmax = example("softmax.tir");
+  {
+    // T_sum computed for every column j, then j made parallel.
+    Schedule sch(softmax);
+    BlockRV sum = sch.get_block("T_sum");
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("T_softmax"));
+    sch.compute_at(sum, loops[1]);
+    expect_refused(
+        sch, [&] { sch.parallel(loops[1]); },
+        "parallel: block T_sum writes T_sum at the same place in every iteration of loop");
+    // The row loop feeds T_sum's row: parallel rows are fine.
+    sch.parallel(loops[0]);
+    expect_sound(softmax, sch);
+  }
+  {
+    // The other order: j parallel first, then compute_at under it.
+    Schedule sch(softmax);
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("T_softmax"));
+    sch.parallel(loops[1]);
+    BlockRV sum = sch.get_block("T_sum");
+    expect_refused(
+        sch, [&] { sch.compute_at(sum, loops[1]); },
+        "compute_at: block T_sum cannot go under parallel loop");
+  }
+  {
+    // A fused row-column loop writes each element once: parallel is allowed.
+    Schedule sch(softmax);
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("T_softmax"));
+    LoopRV fused = sch.fuse(loops);
+    sch.parallel(fused);
+    expect_sound(softmax, sch);
+  }
+}
