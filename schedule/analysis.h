@@ -46,6 +46,11 @@ struct BoundIterVar {
 std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
                                              const std::vector<const BlockRealizeNode*>& blocks);
 
+// Whether distinct iterations of `loop` give the block distinct values of its
+// spatial iteration variables (false when the loop feeds none of them, or
+// feeds them only partly, like `f // 32` of a fused loop without `f % 32`).
+bool feeds_injectively(const BlockRealizeNode* block, const ForNode* loop);
+
 // Why two iterations of `loop` (a For) could write the same element, or
 // nullopt when they cannot: every block under it that writes a buffer not
 // allocated under it must have the loop feed its spatial iteration variables

@@ -58,6 +58,17 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
     if (!binds && !is_const_int(loops[l]->extent, 1))
       throw ScheduleError(kPrimitive, "loop " + v->name + " repeats the reduction of block " +
                                           blk.name + " without binding any of its variables");
+    // A loop feeding only spatial variables, but not one-to-one (`f // 32` of
+    // a fused loop at which the block was computed), repeats it too.
+    bool binds_reduce = false;
+    for (size_t i = 0; i < blk.iter_vars.size(); ++i)
+      if (blk.iter_vars[i].kind == IterKind::Reduce && uses_var(realize->iter_values[i], v))
+        binds_reduce = true;
+    if (binds && !binds_reduce && !is_const_int(loops[l]->extent, 1) &&
+        !feeds_injectively(realize, loops[l]))
+      throw ScheduleError(kPrimitive, "loop " + v->name + " repeats the reduction of block " +
+                                          blk.name +
+                                          ": several of its iterations compute the same element");
   }
 
   // ---- the init block: the spatial iteration variables, fresh ----

@@ -41,3 +41,23 @@ TEST_CASE("parallel refuses a loop whose iterations write the same elements", "[
     expect_sound(softmax, sch);
   }
 }
+
+TEST_CASE("a loop that computes the same reduction element several times keeps its init",
+          "[schedule][loops]") {
+  // T_sum computed at T_softmax's column loop, then the row and column loops
+  // fused: the fused loop feeds T_sum only through `fused // 32`, so it
+  // recomputes each sum 32 times. Each repeat must start from the init.
+  const IRModule softmax = example("softmax.tir");
+  Schedule sch(softmax);
+  BlockRV sum = sch.get_block("T_sum");
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block("T_softmax"));
+  sch.compute_at(sum, loops[1]);
+  LoopRV fused = sch.fuse(sch.get_loops(sch.get_block("T_softmax")));
+  expect_refused(
+      sch, [&] { sch.decompose_reduction(sum, fused); }, "decompose_reduction: loop ");
+  expect_refused(
+      sch, [&] { sch.parallel(fused); }, "computes the same element of T_sum");
+  // At the reduction loop itself the init stays inside every repeat.
+  sch.decompose_reduction(sum, sch.get_loops(sum).back());
+  expect_sound(softmax, sch);
+}
