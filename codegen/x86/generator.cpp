@@ -2,11 +2,10 @@
 // bodies into one position-independent text, constants at its end.
 #include "codegen/x86/generator.h"
 
-#include "codegen/x86/legalize_vectors.h"
-
 #include <set>
 
 #include "codegen/x86/emitter.h"
+#include "codegen/x86/legalize_vectors.h"
 
 namespace tirc {
 
