@@ -37,9 +37,11 @@ class LoadedC {
     const std::string c = dir_ + "/kernel.c", so = dir_ + "/kernel.so", log = dir_ + "/cc.log";
     std::ofstream(c) << source;
     const std::string runtime = std::string(TIRC_SOURCE_DIR) + "/runtime";
-    const std::string cmd = compiler + " " + flags + " -shared -fPIC -o " + so + " " + c + " " +
-                            runtime + "/thread_pool.c -I" + runtime + " -lpthread -lm > " + log +
-                            " 2>&1";
+    // tirc_parallel_for comes from the test executable (linked with the runtime
+    // and exporting its symbols): one thread pool per process, as in a program
+    // linking libtirc_runtime.a, rather than a private pool per loaded library.
+    const std::string cmd = compiler + " " + flags + " -shared -fPIC -o " + so + " " + c + " -I" +
+                            runtime + " -lm > " + log + " 2>&1";
     if (std::system(cmd.c_str()) != 0) {
       std::stringstream msg;
       msg << std::ifstream(log).rdbuf();
