@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "ir/function.h"
+#include "ir/structural.h"
+
 namespace tirc {
 
 inline std::string read_text_file(const std::filesystem::path& p) {
@@ -50,6 +53,22 @@ inline std::vector<ScheduleCase> lit_schedule_cases() {
   cases.push_back(
       {fs::path(TIRC_SOURCE_DIR) / "examples/matmul.tir", dir / "Inputs/lookup_sample.py"});
   return cases;
+}
+
+// Whether b's buffer parameters have a's shapes (transform_layout of a
+// parameter changes them, and then results cannot be compared element-wise).
+inline bool same_param_shapes(const PrimFunc& a, const PrimFunc& b) {
+  if (a->params.size() != b->params.size()) return false;
+  for (size_t i = 0; i < a->params.size(); ++i) {
+    const Buffer& x = a->params[i].buffer;
+    const Buffer& y = b->params[i].buffer;
+    if (!x != !y) return false;
+    if (!x) continue;
+    if (x->shape.size() != y->shape.size()) return false;
+    for (size_t d = 0; d < x->shape.size(); ++d)
+      if (!structural_equal(x->shape[d], y->shape[d])) return false;
+  }
+  return true;
 }
 
 }  // namespace tirc

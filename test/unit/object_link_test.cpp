@@ -20,16 +20,6 @@ using namespace tirc;
 
 namespace {
 
-void write_bytes(const fs::path& p, const uint8_t* data, size_t n) {
-  std::ofstream out(p, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(n));
-}
-
-std::vector<uint8_t> read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 int shell(const std::string& command) {
   INFO("command: " << command);
   return std::system(command.c_str());
@@ -57,7 +47,8 @@ std::string c_driver(const std::string& header, const std::string& symbol,
   for (size_t i = 0; i < bytes.size(); ++i) c << (i ? ", " : "") << "p" << i;
   c << ");\n";
   for (size_t i = 0; i < bytes.size(); ++i)
-    c << "  store(\"out" << i << ".bin\", p" << i << ", " << bytes[i] << ");\n  free(p" << i << ");\n";
+    c << "  store(\"out" << i << ".bin\", p" << i << ", " << bytes[i] << ");\n  free(p" << i
+      << ");\n";
   c << "  return rc;\n}\n";
   return c.str();
 }
@@ -106,8 +97,9 @@ TEST_CASE("a C program links emitted objects and matches the interpreter", "[e2e
         std::vector<NDArray> inputs = random_inputs(func, 7);
         std::vector<size_t> bytes;
         for (size_t i = 0; i < inputs.size(); ++i) {
-          write_bytes(dir / ("in" + std::to_string(i) + ".bin"), inputs[i].data(),
-                      inputs[i].num_bytes());
+          tirc::test::write_bytes(
+              dir / ("in" + std::to_string(i) + ".bin"),
+              std::string(reinterpret_cast<const char*>(inputs[i].data()), inputs[i].num_bytes()));
           bytes.push_back(inputs[i].num_bytes());
         }
         std::ofstream(dir / "main.c") << c_driver("kernel.h", k.name + "_" + fname, bytes);
@@ -120,9 +112,10 @@ TEST_CASE("a C program links emitted objects and matches the interpreter", "[e2e
         run(func, args);
         for (size_t i = 0; i < inputs.size(); ++i) {
           INFO("function " << fname << " parameter " << i);
-          std::vector<uint8_t> got = read_bytes(dir / ("out" + std::to_string(i) + ".bin"));
+          const std::string got = tirc::test::read_text(dir / ("out" + std::to_string(i) + ".bin"));
           REQUIRE(got.size() == inputs[i].num_bytes());
-          CHECK(std::equal(got.begin(), got.end(), inputs[i].data()));
+          CHECK(
+              std::equal(got.begin(), got.end(), reinterpret_cast<const char*>(inputs[i].data())));
         }
         ++programs;
       }

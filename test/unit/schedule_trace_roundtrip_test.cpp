@@ -24,20 +24,6 @@ using namespace tirc;
 
 namespace {
 
-bool same_param_shapes(const PrimFunc& a, const PrimFunc& b) {
-  if (a->params.size() != b->params.size()) return false;
-  for (size_t i = 0; i < a->params.size(); ++i) {
-    const Buffer& x = a->params[i].buffer;
-    const Buffer& y = b->params[i].buffer;
-    if (!x != !y) return false;
-    if (!x) continue;
-    if (x->shape.size() != y->shape.size()) return false;
-    for (size_t d = 0; d < x->shape.size(); ++d)
-      if (!structural_equal(x->shape[d], y->shape[d])) return false;
-  }
-  return true;
-}
-
 // Replays `trace` on a fresh schedule of `original` and compares with `expected`.
 void check_replay(const Trace& trace, const IRModule& original, const Schedule& expected) {
   Schedule replayed(original);
