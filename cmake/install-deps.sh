@@ -12,6 +12,8 @@ packages=(
   # libraries of the design
   libcli11-dev libspdlog-dev catch2 libxbyak-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libsqlite3-dev
+  # model generation scripts (examples/models/make_models.py)
+  python3-onnx python3-numpy
   # test and benchmark oracles
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata
 )

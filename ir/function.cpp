@@ -36,4 +36,32 @@ const PrimFunc& IRModule::at(std::string_view name) const {
   throw Error("no function named '" + std::string(name) + "' in the module");
 }
 
+void IRModule::add_constant(std::string name, std::shared_ptr<const NDArray> value) {
+  constants_[std::move(name)] = std::move(value);
+}
+
+const NDArray* IRModule::find_constant(std::string_view name) const {
+  auto it = constants_.find(name);
+  return it == constants_.end() ? nullptr : it->second.get();
+}
+
+Expr make_call_kernel(std::string callee, std::vector<Expr> args) {
+  args.insert(args.begin(), make_string(std::move(callee)));
+  return make_call(DataType::int32(), kCallKernel, std::move(args));
+}
+
+const std::string* call_kernel_callee(const Expr& e) {
+  auto* c = e.as<CallNode>();
+  if (!c || c->op != kCallKernel || c->args.empty()) return nullptr;
+  auto* s = c->args[0].as<StringImmNode>();
+  return s ? &s->value : nullptr;
+}
+
+bool is_entry(const PrimFunc& f) {
+  auto it = f->attrs.find(kEntryAttr);
+  if (it == f->attrs.end()) return false;
+  auto* v = it->second.as<IntImmNode>();
+  return v && v->value != 0;
+}
+
 }  // namespace tirc

@@ -5,6 +5,10 @@
 #include <utility>
 #include <vector>
 
+#include <map>
+#include <memory>
+
+#include "ir/eval/ndarray.h"
 #include "ir/stmt.h"
 
 namespace tirc {
@@ -26,6 +30,27 @@ PrimFunc make_prim_func(std::vector<Param> params, Stmt body, Annotations attrs 
 // A copy of f with another body (attrs and params kept).
 PrimFunc with_body(const PrimFunc& f, Stmt body);
 
+// A call from one function of a module to another, as an expression statement
+// `T.call_kernel("callee", arg, ...)`: Call(int32, kCallKernel, [StringImm callee,
+// args...]) inside an Evaluate. One argument per callee parameter: a handle for a
+// buffer parameter (a buffer's data var, an allocate/allocate_const var, or
+// `T.address_of(buf[i])`), a value for a scalar parameter. The callee's buffers
+// view the storage the handles point at.
+inline constexpr const char* kCallKernel = "call_kernel";
+Expr make_call_kernel(std::string callee, std::vector<Expr> args);
+// The callee's name when e is a call_kernel, else nullptr.
+const std::string* call_kernel_callee(const Expr& e);
+
+// `T.address_of(buf[i, ...])`: Call(handle, kAddressOf, [BufferLoad]); the address
+// of one element, a handle into the same storage.
+inline constexpr const char* kAddressOf = "address_of";
+
+// The function attribute that marks a model's entry function (T.func_attr
+// {"tirc.entry": True}): it calls the kernels in order, owns the intermediate
+// storage and binds the weights; its parameters are the model's inputs then outputs.
+inline constexpr const char* kEntryAttr = "tirc.entry";
+bool is_entry(const PrimFunc& f);
+
 // Functions in the order they were added; names are unique.
 class IRModule {
  public:
@@ -36,8 +61,21 @@ class IRModule {
   size_t size() const { return funcs_.size(); }
   bool empty() const { return funcs_.empty(); }
 
+  // Named constant tensors (a model's weights) that AllocateConst statements bind.
+  // Shared, never mutated: copies of a module share the bytes.
+  void add_constant(std::string name, std::shared_ptr<const NDArray> value);  // replaces
+  const NDArray* find_constant(std::string_view name) const;
+  const std::map<std::string, std::shared_ptr<const NDArray>, std::less<>>& constants() const {
+    return constants_;
+  }
+
+  // Module attributes (`I.module_attrs({...})`). "tirc.constants": the side file,
+  // relative to the text file, that holds the constants (ir/text/constants_file.h).
+  Annotations attrs;
+
  private:
   std::vector<std::pair<std::string, PrimFunc>> funcs_;
+  std::map<std::string, std::shared_ptr<const NDArray>, std::less<>> constants_;
 };
 
 }  // namespace tirc

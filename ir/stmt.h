@@ -12,7 +12,17 @@
 namespace tirc {
 
 enum class StmtKind : uint8_t {
-  BufferStore, For, Block, BlockRealize, Seq, IfThenElse, LetStmt, Evaluate, Allocate, DeclBuffer,
+  BufferStore,
+  For,
+  Block,
+  BlockRealize,
+  Seq,
+  IfThenElse,
+  LetStmt,
+  Evaluate,
+  Allocate,
+  DeclBuffer,
+  AllocateConst,
 };
 
 const char* to_string(StmtKind kind);
@@ -35,11 +45,10 @@ class Stmt {
  public:
   Stmt() = default;
   template <class T>
-    requires std::derived_from<T, StmtNode>
-  Stmt(std::shared_ptr<const T> node) : node_(std::move(node)) {}
+  requires std::derived_from<T, StmtNode> Stmt(std::shared_ptr<const T> node)
+      : node_(std::move(node)) {}
   template <class T>
-    requires std::derived_from<T, StmtNode>
-  Stmt(std::shared_ptr<T> node) : node_(std::move(node)) {}
+  requires std::derived_from<T, StmtNode> Stmt(std::shared_ptr<T> node) : node_(std::move(node)) {}
 
   const StmtNode* get() const { return node_.get(); }
   const StmtNode* operator->() const { return node_.get(); }
@@ -72,8 +81,14 @@ const char* to_string(ForKind kind);
 struct ForNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::For;
   ForNode(Var v, Expr mn, Expr ext, ForKind k, Stmt b, std::string tag = {}, Annotations ann = {})
-      : StmtNode(kKind), loop_var(std::move(v)), min(std::move(mn)), extent(std::move(ext)), for_kind(k),
-        body(std::move(b)), thread_tag(std::move(tag)), annotations(std::move(ann)) {}
+      : StmtNode(kKind),
+        loop_var(std::move(v)),
+        min(std::move(mn)),
+        extent(std::move(ext)),
+        for_kind(k),
+        body(std::move(b)),
+        thread_tag(std::move(tag)),
+        annotations(std::move(ann)) {}
   const Var loop_var;
   const Expr min, extent;
   const ForKind for_kind;
@@ -126,7 +141,8 @@ struct IfThenElseNode : StmtNode {
 
 struct LetStmtNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::LetStmt;
-  LetStmtNode(Var v, Expr val, Stmt b) : StmtNode(kKind), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
+  LetStmtNode(Var v, Expr val, Stmt b)
+      : StmtNode(kKind), var(std::move(v)), value(std::move(val)), body(std::move(b)) {}
   const Var var;
   const Expr value;
   const Stmt body;
@@ -142,12 +158,36 @@ struct EvaluateNode : StmtNode {
 struct AllocateNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::Allocate;
   AllocateNode(Var v, DataType t, std::vector<Expr> e, std::string s, Stmt b)
-      : StmtNode(kKind), buffer_var(std::move(v)), dtype(t), extents(std::move(e)), scope(std::move(s)),
+      : StmtNode(kKind),
+        buffer_var(std::move(v)),
+        dtype(t),
+        extents(std::move(e)),
+        scope(std::move(s)),
         body(std::move(b)) {}
   const Var buffer_var;
   const DataType dtype;
   const std::vector<Expr> extents;
   const std::string scope;
+  const Stmt body;
+};
+
+// Binds `buffer_var` (a handle) to read-only storage holding the bytes of the
+// module constant named `constant` (IRModule::constants(): a model's weights)
+// for the duration of body. Printed `w = T.allocate_const(metadata["name"],
+// "float32", [64, 3, 3, 3])`; dtype and extents must match the constant.
+struct AllocateConstNode : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::AllocateConst;
+  AllocateConstNode(Var v, DataType t, std::vector<Expr> e, std::string c, Stmt b)
+      : StmtNode(kKind),
+        buffer_var(std::move(v)),
+        dtype(t),
+        extents(std::move(e)),
+        constant(std::move(c)),
+        body(std::move(b)) {}
+  const Var buffer_var;
+  const DataType dtype;
+  const std::vector<Expr> extents;
+  const std::string constant;
   const Stmt body;
 };
 

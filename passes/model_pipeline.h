@@ -1,0 +1,23 @@
+// ONNX model -> IRModule: import, fold constants and infer shapes, fold
+// BatchNormalization into Conv, fuse, build the kernels and the entry function.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ir/function.h"
+#include "ir/onnx/graph.h"
+
+namespace tirc {
+
+struct ModelOptions {
+  std::map<std::string, NDArray> bind_inputs;  // graph inputs to treat as constants
+  bool fuse = true;
+  std::string entry_name = "run";
+};
+
+IRModule import_onnx_module(const std::string& path, const ModelOptions& options = {});
+// The same from an imported graph (tests build graphs in memory).
+IRModule graph_to_module(onnx::Graph graph, const ModelOptions& options = {});
+
+}  // namespace tirc
