@@ -13,6 +13,9 @@ namespace tirc {
 struct FunctionToCompile {
   std::string symbol;  // C symbol of the entry point
   PrimFunc lowered;    // must be in the lowered form
+  // The module function name `T.call_kernel("name", ...)` refers to; empty:
+  // not callable from the other functions.
+  std::string name;
 };
 
 struct GeneratorOptions {
@@ -20,6 +23,9 @@ struct GeneratorOptions {
   // Use the LoopNest-style register-tiled emitter for contraction nests
   // (codegen/x86/contraction_*.h). Off: every loop goes through the general path.
   bool contraction_kernels = true;
+  // The module the functions come from: its constants are what AllocateConst
+  // binds (placed in read-only data). Null: AllocateConst is refused.
+  const IRModule* module = nullptr;
 };
 
 // For every function, two global symbols:

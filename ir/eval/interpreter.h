@@ -45,6 +45,13 @@ class CompiledFunc {
 // shape mismatches, and anything the IR does not define.
 void run(const PrimFunc& f, const std::vector<Argument>& args);
 
+// Runs function `name` of module m (a model's entry function, or any other).
+// `T.call_kernel` runs the callee with its buffers viewing the storage the
+// handles point at (a parameter, an allocation, a constant, an address_of into
+// one); AllocateConst binds m's constants (read-only). Plain run(f) refuses
+// functions that contain call_kernel or allocate_const.
+void run_module(const IRModule& m, std::string_view name, const std::vector<Argument>& args);
+
 // Random inputs for every buffer parameter of f, deterministic in seed.
 // small_ints: floats hold small integers (-4..4), so sums of products are
 // exact and results can be compared bit for bit.

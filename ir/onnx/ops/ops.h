@@ -1,0 +1,15 @@
+// The operator families of the library; op.cpp's registry joins them.
+#pragma once
+
+#include <vector>
+
+#include "ir/onnx/op.h"
+
+namespace tirc::onnx {
+
+std::vector<OpDef> elementwise_ops();  // unary/binary math, activations, Where, Cast, Clip
+std::vector<OpDef> nn_ops();           // Conv, ConvTranspose, Gemm, MatMul, pooling, BatchNormalization
+std::vector<OpDef> shape_ops();        // Reshape, Transpose, Concat, Split, Slice, Gather, Pad, ...
+std::vector<OpDef> reduction_ops();    // Reduce*, Softmax, LogSoftmax, LayerNormalization
+
+}  // namespace tirc::onnx

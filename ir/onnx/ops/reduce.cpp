@@ -1,0 +1,8 @@
+// Placeholder until the operator family lands.
+#include "ir/onnx/ops/ops.h"
+
+namespace tirc::onnx {
+
+std::vector<OpDef> reduction_ops() { return {}; }
+
+}  // namespace tirc::onnx
