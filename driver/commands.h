@@ -12,5 +12,7 @@ void add_eval_command(CLI::App& app, int& status);
 void add_equiv_command(CLI::App& app, int& status);
 void add_schedule_command(CLI::App& app, int& status);
 void add_compile_command(CLI::App& app, int& status);
+void add_dump_command(CLI::App& app, int& status);
+void add_run_command(CLI::App& app, int& status);
 
 }  // namespace tirc::driver

@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   add_equiv_command(app, status);
   add_schedule_command(app, status);
   add_compile_command(app, status);
+  add_dump_command(app, status);
+  add_run_command(app, status);
 
   std::string help_topic;
   auto* help = app.add_subcommand("help", "Show help for tirc or one of its commands");

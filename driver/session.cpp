@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "ir/text/parser.h"
+#include "passes/model_pipeline.h"
 
 namespace tirc::driver {
 
@@ -27,7 +28,10 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out) throw Error("cannot write '" + path + "'");
 }
 
-IRModule load_module(const std::string& path) { return parse_module(read_file(path), path); }
+IRModule load_module(const std::string& path) {
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0) return import_onnx_module(path);
+  return parse_module(read_file(path), path);
+}
 
 void report(const Error& e) { std::cerr << e.render() << std::flush; }
 

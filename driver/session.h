@@ -17,7 +17,7 @@ enum ExitCode { kOk = 0, kBadInput = 1, kUsage = 2 };
 std::string read_file(const std::string& path);
 // Writes a whole file; throws Error on failure.
 void write_file(const std::string& path, const std::string& text);
-// Reads and parses a .tir file.
+// Reads and parses a .tir file, or imports an .onnx model (passes/model_pipeline.h).
 IRModule load_module(const std::string& path);
 
 // Prints an error / verifier diagnostics to stderr in clang's format.

@@ -1,0 +1,61 @@
+# tirc_add_model(TARGET <name> MODEL <model.onnx | module.tir>
+#                [NAME <symbol-prefix>] [ISA <x86-64-avx512 | x86-64-avx2>]
+#                [OPTIONS <extra tirc compile flags>...] [TUNE ...])
+#
+# Compiles a model with `tirc compile` at build time and gives a static library
+# target <name> holding its object (every kernel, the weights and the entry
+# `int <prefix>_run(const float* in0, ..., float* out0, ...)`). Linking the
+# target adds the generated header's directory to the include path
+# (#include "<prefix>.h") and links the tirc runtime and threads.
+# NAME defaults to <name>; ISA defaults to the build machine's CPU, so set it
+# when the program runs elsewhere. The object is rebuilt when the model (or,
+# for a .tir module, its weights side file) or tirc changes.
+#
+# Needs TIRC_EXECUTABLE and the imported target tirc::runtime, which
+# find_package(Tirc CONFIG) provides.
+function(tirc_add_model)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "TARGET;MODEL;NAME;ISA" "OPTIONS;TUNE")
+  if(NOT ARG_TARGET OR NOT ARG_MODEL)
+    message(FATAL_ERROR "tirc_add_model: TARGET and MODEL are required")
+  endif()
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "tirc_add_model: unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(DEFINED ARG_TUNE OR "TUNE" IN_LIST ARG_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "tirc_add_model(${ARG_TARGET}): TUNE needs `tirc tune`, which this tirc "
+                        "does not have yet; compile with the default schedules (drop TUNE)")
+  endif()
+  if(NOT TIRC_EXECUTABLE OR NOT TARGET tirc::runtime)
+    message(FATAL_ERROR "tirc_add_model: call find_package(Tirc CONFIG REQUIRED) first")
+  endif()
+  set(name "${ARG_NAME}")
+  if(NOT name)
+    set(name "${ARG_TARGET}")
+  endif()
+  get_filename_component(model "${ARG_MODEL}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  set(depends "${model}")
+  if(model MATCHES "\\.tir$" AND EXISTS "${model}.weights")
+    list(APPEND depends "${model}.weights")
+  elseif(model MATCHES "\\.onnx$" AND EXISTS "${model}.data")
+    list(APPEND depends "${model}.data")
+  endif()
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/tirc_models/${ARG_TARGET}")
+  set(object "${dir}/${name}.o")
+  set(header "${dir}/${name}.h")
+  set(isa_flag "")
+  if(ARG_ISA)
+    set(isa_flag "--target=${ARG_ISA}")
+  endif()
+  add_custom_command(
+    OUTPUT "${object}" "${header}"
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${dir}"
+    COMMAND "${TIRC_EXECUTABLE}" compile "${model}" -o "${object}" -H "${header}" --name "${name}"
+            ${isa_flag} ${ARG_OPTIONS}
+    DEPENDS ${depends} "${TIRC_EXECUTABLE}"
+    COMMENT "tirc: compiling ${ARG_MODEL} -> ${name}.o"
+    VERBATIM)
+  add_library(${ARG_TARGET} STATIC "${object}" "${header}")
+  set_target_properties(${ARG_TARGET} PROPERTIES LINKER_LANGUAGE C)
+  target_include_directories(${ARG_TARGET} INTERFACE "${dir}")
+  target_link_libraries(${ARG_TARGET} INTERFACE tirc::runtime)
+endfunction()

@@ -1,0 +1,52 @@
+// tirc dump: an ONNX model as a TensorIR module in text, with its weights in a
+// side file next to it (`tirc compile` on the text gives the same object).
+#include <filesystem>
+#include <iostream>
+
+#include "driver/commands.h"
+#include "driver/session.h"
+#include "ir/text/constants_file.h"
+#include "ir/text/printer.h"
+#include "passes/model_pipeline.h"
+
+namespace tirc::driver {
+
+namespace {
+struct DumpOptions {
+  std::string file;
+  std::string output;
+  bool fuse = true;
+};
+
+int run_dump(const DumpOptions& o) {
+  ModelOptions options;
+  options.fuse = o.fuse;
+  IRModule m = import_onnx_module(o.file, options);
+  const std::string out =
+      o.output.empty() ? std::filesystem::path(o.file).stem().string() + ".tir" : o.output;
+  // The side file sits next to the text (or in the working directory for stdout).
+  const std::string weights = (out == "-" ? std::filesystem::path(o.file).stem().string() + ".tir" : out) + ".weights";
+  if (!m.constants().empty()) {
+    m.attrs["tirc.constants"] = make_string(std::filesystem::path(weights).filename().string());
+    write_constants_file(weights, m);
+  }
+  const std::string text = print(m);
+  if (out == "-")
+    std::cout << text;
+  else
+    write_file(out, text);
+  return kOk;
+}
+}  // namespace
+
+void add_dump_command(CLI::App& app, int& status) {
+  auto opts = std::make_shared<DumpOptions>();
+  auto* cmd = app.add_subcommand("dump", "Import an ONNX model and write it as TensorIR text");
+  cmd->add_option("file", opts->file, "Input .onnx model")->required();
+  cmd->add_option("-o,--output", opts->output,
+                  "Output .tir file (default: <stem>.tir; '-' for stdout); weights go to <output>.weights");
+  cmd->add_flag("!--no-fuse", opts->fuse, "One kernel per operator (no operator fusion)");
+  cmd->callback([opts, &status] { status = run_dump(*opts); });
+}
+
+}  // namespace tirc::driver

@@ -1,0 +1,89 @@
+#include "driver/model_io.h"
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+#include "codegen/x86/generator.h"
+#include "codegen/x86/jit.h"
+#include "driver/tensor_io.h"
+#include "ir/eval/interpreter.h"
+#include "passes/pipeline.h"
+
+namespace tirc::driver {
+
+namespace {
+
+int64_t int_attr(const PrimFunc& f, const char* key, int64_t fallback) {
+  auto it = f->attrs.find(key);
+  if (it == f->attrs.end()) return fallback;
+  auto* v = it->second.as<IntImmNode>();
+  return v ? v->value : fallback;
+}
+
+std::vector<std::string> io_names(const PrimFunc& f) {
+  std::vector<std::string> names;
+  auto it = f->attrs.find("tirc.io_names");
+  if (it != f->attrs.end())
+    if (auto* s = it->second.as<StringImmNode>()) {
+      std::stringstream ss(s->value);
+      for (std::string part; std::getline(ss, part, ';');) names.push_back(part);
+    }
+  if (names.size() != f->params.size()) {
+    names.clear();
+    for (const Param& p : f->params) names.push_back(p.buffer ? p.buffer->name : p.var->name);
+  }
+  return names;
+}
+
+}  // namespace
+
+EntryInfo find_entry(const IRModule& m, const std::string& func) {
+  EntryInfo e;
+  if (!func.empty()) {
+    e.name = func;
+  } else {
+    for (const auto& [name, f] : m.functions())
+      if (is_entry(f)) e.name = name;
+    if (e.name.empty() && m.size() == 1) e.name = m.functions().front().first;
+    if (e.name.empty())
+      throw Error("the module has no entry function (T.func_attr {\"tirc.entry\": True}) and " +
+                  std::to_string(m.size()) + " functions: choose one with --func");
+  }
+  e.func = m.at(e.name);
+  for (const Param& p : e.func->params)
+    if (!p.buffer) throw Error("function '" + e.name + "' has scalar parameters; tirc run passes buffers only");
+  size_t outputs = output_params(e.func).size();
+  e.num_inputs = static_cast<size_t>(
+      int_attr(e.func, "tirc.num_inputs", static_cast<int64_t>(e.func->params.size() - outputs)));
+  e.io_names = io_names(e.func);
+  return e;
+}
+
+double run_entry(const IRModule& m, const EntryInfo& entry, std::vector<NDArray>& args, const Target& target,
+                 bool interpret, int repeat) {
+  std::vector<Argument> call_args;
+  for (NDArray& a : args) call_args.push_back(Argument{&a});
+  if (interpret) {
+    run_module(m, entry.name, call_args);
+    return 0;
+  }
+  IRModule lowered = lower(m);
+  std::vector<FunctionToCompile> functions;
+  for (const auto& [name, f] : lowered.functions()) functions.push_back({"tirc_run_" + name, f, name});
+  GeneratorOptions options;
+  options.target = target;
+  options.module = &lowered;
+  JitModule jit(generate_x86(functions, options));
+  double best = 0;
+  for (int r = 0; r < std::max(repeat, 1); ++r) {
+    auto start = std::chrono::steady_clock::now();
+    int rc = call_jit(jit, "tirc_run_" + entry.name, entry.func, call_args);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (rc != 0) throw Error("function '" + entry.name + "' returned " + std::to_string(rc));
+    best = r == 0 ? seconds : std::min(best, seconds);
+  }
+  return best;
+}
+
+}  // namespace tirc::driver
