@@ -4,7 +4,7 @@
 #include <chrono>
 #include <sstream>
 
-#include "codegen/x86/generator.h"
+#include "codegen/x86/module_codegen.h"
 #include "codegen/x86/jit.h"
 #include "driver/tensor_io.h"
 #include "ir/eval/interpreter.h"
@@ -68,13 +68,9 @@ double run_entry(const IRModule& m, const EntryInfo& entry, std::vector<NDArray>
     run_module(m, entry.name, call_args);
     return 0;
   }
-  IRModule lowered = lower(m);
-  std::vector<FunctionToCompile> functions;
-  for (const auto& [name, f] : lowered.functions()) functions.push_back({"tirc_run_" + name, f, name});
   GeneratorOptions options;
   options.target = target;
-  options.module = &lowered;
-  JitModule jit(generate_x86(functions, options));
+  JitModule jit(generate_x86_module(lower(m), "tirc_run", options));
   double best = 0;
   for (int r = 0; r < std::max(repeat, 1); ++r) {
     auto start = std::chrono::steady_clock::now();

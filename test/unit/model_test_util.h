@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/x86/generator.h"
+#include "codegen/x86/module_codegen.h"
 #include "codegen/x86/jit.h"
 #include "ir/eval/interpreter.h"
 #include "passes/pipeline.h"
@@ -38,13 +38,9 @@ inline std::vector<NDArray> run_entry(const IRModule& m, const std::vector<NDArr
   if (!target) {
     run_module(m, name, call);
   } else {
-    IRModule lowered = lower(m);
-    std::vector<FunctionToCompile> functions;
-    for (const auto& [fname, func] : lowered.functions()) functions.push_back({"m_" + fname, func, fname});
     GeneratorOptions options;
     options.target = *target;
-    options.module = &lowered;
-    JitModule jit(generate_x86(functions, options));
+    JitModule jit(generate_x86_module(lower(m), "m", options));
     int rc = call_jit(jit, "m_" + name, f, call);
     if (rc != 0) throw Error("entry returned " + std::to_string(rc));
   }
