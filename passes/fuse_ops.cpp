@@ -14,6 +14,7 @@ using onnx::Graph;
 using onnx::KernelGroup;
 using onnx::Node;
 using onnx::OpPattern;
+using onnx::Shape;
 
 namespace {
 

@@ -211,8 +211,10 @@ std::string kernel_base_name(const Graph& graph, const KernelGroup& group) {
   // Long fused chains are named after their first operators.
   constexpr size_t kMaxOps = 4;
   std::string name;
-  for (size_t k = 0; k < group.nodes.size() && k < kMaxOps; ++k)
-    name += (k ? "_" : "") + snake_case(graph.nodes[group.nodes[k]].op_type);
+  for (size_t k = 0; k < group.nodes.size() && k < kMaxOps; ++k) {
+    if (k) name += '_';
+    name += snake_case(graph.nodes[group.nodes[k]].op_type);
+  }
   return name.empty() ? "kernel" : name;
 }
 

@@ -230,7 +230,7 @@ class Folder {
     std::vector<Argument> args;
     for (NDArray& a : arrays) args.push_back(Argument{&a, 0, 0});
     try {
-      run(k.func, args);
+      tirc::run(k.func, args);
     } catch (const Error& e) {
       node.fail(std::string("evaluating it at compile time failed: ") + e.what());
     }
