@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "ir/eval/interpreter.h"
 #include "ir/onnx/build_module.h"
