@@ -190,6 +190,14 @@ class Serializer {
         text(n->scope);
         return in("Allocate(" + n->buffer_var->name + ")", [&] { stmt(n->body); });
       }
+      case StmtKind::AllocateConst: {
+        auto* n = s.as<AllocateConstNode>();
+        exprs(n->extents);
+        define_var(n->buffer_var);
+        dtype(n->dtype);
+        text(n->constant);
+        return in("AllocateConst(" + n->buffer_var->name + ")", [&] { stmt(n->body); });
+      }
       case StmtKind::DeclBuffer: {
         auto* n = s.as<DeclBufferNode>();
         define_buffer(n->buffer);
