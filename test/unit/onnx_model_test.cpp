@@ -9,6 +9,10 @@
 #include "ir/eval/interpreter.h"
 #include "ir/onnx/build_module.h"
 #include "ir/onnx/fold.h"
+#include "ir/structural.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "ir/verify.h"
 #include "passes/fuse_ops.h"
 #include "passes/model_pipeline.h"
 #include "test/unit/onnx_model_test.h"
@@ -76,6 +80,15 @@ std::string attr_string(const PrimFunc& f, const std::string& key) {
 
 // Runs the entry on the inputs; returns the outputs.
 std::vector<NDArray> run_entry(const IRModule& m, std::vector<NDArray> inputs, const std::string& entry = "run") {
+  // Every module the frontend builds verifies and survives printing.
+  std::string diags;
+  for (const Diagnostic& d : verify(m)) diags += d.message + "\n";
+  INFO(diags);
+  REQUIRE(diags.empty());
+  ParseOptions parse_options;
+  parse_options.constants = &m.constants();
+  IRModule reparsed = parse_module(print_module(m), "<printed>", parse_options);
+  REQUIRE(structural_equal(reparsed, m));
   const PrimFunc& f = m.at(entry);
   size_t num_inputs = inputs.size();
   std::vector<NDArray> arrays = std::move(inputs);
