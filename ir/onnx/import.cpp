@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "ir/error.h"
@@ -18,31 +19,74 @@ std::string canonical_domain(const std::string& domain) {
   return domain == "ai.onnx" ? std::string() : domain;
 }
 
+// For the ai.onnx operators whose definition changed between opset 2 and
+// kMinOpset (7): the newest such change (from ONNX's operator changelog).
+// An older model whose operators all predate their last change means exactly
+// what it would mean at opset 7, and is imported as such.
+int64_t last_change_up_to_min_opset(const std::string& op_type) {
+  // clang-format off
+  static const std::map<std::string, int64_t> changes = {
+      {"Abs", 6}, {"Acos", 7}, {"Add", 7}, {"And", 7},
+      {"Asin", 7}, {"Atan", 7}, {"AveragePool", 7}, {"BatchNormalization", 7},
+      {"Cast", 6}, {"Ceil", 6}, {"Clip", 6}, {"Concat", 4},
+      {"Cos", 7}, {"Div", 7}, {"Dropout", 7}, {"Elu", 6},
+      {"Equal", 7}, {"Exp", 6}, {"Floor", 6}, {"GRU", 7},
+      {"Gemm", 7}, {"GlobalLpPool", 2}, {"Greater", 7}, {"HardSigmoid", 6},
+      {"InstanceNormalization", 6}, {"LSTM", 7}, {"LeakyRelu", 6}, {"Less", 7},
+      {"Log", 6}, {"LpPool", 2}, {"Max", 6}, {"Mean", 6},
+      {"Min", 6}, {"Mul", 7}, {"Multinomial", 7}, {"Neg", 6},
+      {"Or", 7}, {"PRelu", 7}, {"Pad", 2}, {"Pow", 7},
+      {"RNN", 7}, {"Reciprocal", 6}, {"Relu", 6}, {"Reshape", 5},
+      {"Selu", 6}, {"Sigmoid", 6}, {"Sin", 7}, {"Split", 2},
+      {"Sqrt", 6}, {"Sub", 7}, {"Sum", 6}, {"Tan", 7},
+      {"Tanh", 6}, {"Tile", 6}, {"Upsample", 7}, {"Xor", 7},
+  };
+  // clang-format on
+  auto it = changes.find(op_type);
+  return it == changes.end() ? 0 : it->second;
+}
+
 int64_t ai_onnx_opset(const ::onnx::ModelProto& model) {
   std::optional<int64_t> opset;
   for (const auto& entry : model.opset_import()) {
     if (!canonical_domain(entry.domain()).empty()) continue;  // recorded per node
     if (opset && *opset != entry.version())
-      throw Error("the model imports the ai.onnx opset twice (" + std::to_string(*opset) +
-                  " and " + std::to_string(entry.version()) + ")");
+      throw Error("the model imports the ai.onnx opset twice (" + std::to_string(*opset) + " and " +
+                  std::to_string(entry.version()) + ")");
     opset = entry.version();
   }
   if (!opset) throw Error("the model does not import the ai.onnx opset");
-  if (*opset < kMinOpset || *opset > kMaxOpset)
-    throw Error("ai.onnx opset " + std::to_string(*opset) + " is not supported (supported: " +
-                std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")");
-  return *opset;
+  const std::string unsupported = "ai.onnx opset " + std::to_string(*opset) +
+                                  " is not supported (supported: " + std::to_string(kMinOpset) +
+                                  " to " + std::to_string(kMaxOpset) + ")";
+  if (*opset > kMaxOpset || *opset < 1) throw Error(unsupported);
+  if (*opset >= kMinOpset) return *opset;
+  for (const auto& node : model.graph().node()) {
+    if (!canonical_domain(node.domain()).empty()) continue;
+    int64_t changed = last_change_up_to_min_opset(node.op_type());
+    if (changed > *opset)
+      throw Error(unsupported + ": " + node.op_type() + " changed in opset " +
+                  std::to_string(changed));
+  }
+  return kMinOpset;
 }
 
 const char* type_kind_name(const ::onnx::TypeProto& type) {
   switch (type.value_case()) {
-    case ::onnx::TypeProto::kTensorType: return "tensor";
-    case ::onnx::TypeProto::kSequenceType: return "sequence";
-    case ::onnx::TypeProto::kMapType: return "map";
-    case ::onnx::TypeProto::kOptionalType: return "optional";
-    case ::onnx::TypeProto::kSparseTensorType: return "sparse tensor";
-    case ::onnx::TypeProto::kOpaqueType: return "opaque";
-    default: return "no";
+    case ::onnx::TypeProto::kTensorType:
+      return "tensor";
+    case ::onnx::TypeProto::kSequenceType:
+      return "sequence";
+    case ::onnx::TypeProto::kMapType:
+      return "map";
+    case ::onnx::TypeProto::kOptionalType:
+      return "optional";
+    case ::onnx::TypeProto::kSparseTensorType:
+      return "sparse tensor";
+    case ::onnx::TypeProto::kOpaqueType:
+      return "opaque";
+    default:
+      return "no";
   }
 }
 
@@ -52,8 +96,7 @@ TensorInfo tensor_info_of(const ::onnx::ValueInfoProto& vi, const std::string& w
   if (!vi.has_type()) throw Error(what + " has no type");
   const auto& type = vi.type();
   if (type.value_case() != ::onnx::TypeProto::kTensorType)
-    throw Error(what + " has " + type_kind_name(type) +
-                " type; only tensors are supported");
+    throw Error(what + " has " + type_kind_name(type) + " type; only tensors are supported");
   const auto& tt = type.tensor_type();
   auto dtype = dtype_of_elem_type(tt.elem_type());
   if (!dtype)
@@ -83,19 +126,26 @@ AttrValue convert_attribute(const Node& node, const ::onnx::AttributeProto& a,
   using A = ::onnx::AttributeProto;
   const std::string what = "attribute '" + a.name() + "'";
   switch (a.type()) {
-    case A::INT: return a.i();
-    case A::FLOAT: return static_cast<double>(a.f());
-    case A::STRING: return a.s();
-    case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
-    case A::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
-    case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+    case A::INT:
+      return a.i();
+    case A::FLOAT:
+      return static_cast<double>(a.f());
+    case A::STRING:
+      return a.s();
+    case A::INTS:
+      return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+    case A::FLOATS:
+      return std::vector<double>(a.floats().begin(), a.floats().end());
+    case A::STRINGS:
+      return std::vector<std::string>(a.strings().begin(), a.strings().end());
     case A::TENSOR:
       try {
         return std::make_shared<const NDArray>(tensor_from_proto(a.t(), what, base_dir));
       } catch (const Error& e) {
         node.fail(e.message());
       }
-    case A::UNDEFINED: node.fail(what + " has no type");
+    case A::UNDEFINED:
+      node.fail(what + " has no type");
     default:
       node.fail(what + " of type " + A::AttributeType_Name(a.type()) + " is not supported");
   }
@@ -137,7 +187,7 @@ Graph convert_graph(const ::onnx::ModelProto& model, const std::string& source,
   Graph g;
   g.name = gp.name();
   g.source = source;
-  g.opset = ai_onnx_opset(model);
+  g.opset = ai_onnx_opset(model);  // an older model's operators all mean what they do at 7
 
   if (gp.sparse_initializer_size() != 0)
     throw Error("sparse initializer '" + gp.sparse_initializer(0).values().name() +
@@ -209,9 +259,10 @@ Graph import_model_bytes(std::string_view bytes, const std::string& source,
   loc.file = std::make_shared<const std::string>(source);
   if (bytes.empty()) throw Error("empty file, not an ONNX model", loc);
   if (bytes.size() > static_cast<size_t>(INT_MAX))
-    throw Error("the model is larger than 2 GiB (protobuf's limit); store the weights as "
-                "external data",
-                loc);
+    throw Error(
+        "the model is larger than 2 GiB (protobuf's limit); store the weights as "
+        "external data",
+        loc);
   ::onnx::ModelProto model;
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     throw Error("not an ONNX model, or truncated (protobuf parse failed)", loc);

@@ -21,20 +21,34 @@ using ::onnx::TensorProto_DataType;
 std::optional<DataType> dtype_of_elem_type(int32_t elem_type) {
   using C = DataType::Code;
   switch (elem_type) {
-    case TensorProto::FLOAT: return DataType::float32();
-    case TensorProto::DOUBLE: return DataType::float64();
-    case TensorProto::FLOAT16: return DataType::float16();
-    case TensorProto::BFLOAT16: return DataType::bfloat16();
-    case TensorProto::INT8: return DataType::int8();
-    case TensorProto::INT16: return DataType::int16();
-    case TensorProto::INT32: return DataType::int32();
-    case TensorProto::INT64: return DataType::int64();
-    case TensorProto::UINT8: return DataType::uint8();
-    case TensorProto::UINT16: return DataType(C::UInt, 16);
-    case TensorProto::UINT32: return DataType(C::UInt, 32);
-    case TensorProto::UINT64: return DataType(C::UInt, 64);
-    case TensorProto::BOOL: return DataType::boolean();
-    default: return std::nullopt;
+    case TensorProto::FLOAT:
+      return DataType::float32();
+    case TensorProto::DOUBLE:
+      return DataType::float64();
+    case TensorProto::FLOAT16:
+      return DataType::float16();
+    case TensorProto::BFLOAT16:
+      return DataType::bfloat16();
+    case TensorProto::INT8:
+      return DataType::int8();
+    case TensorProto::INT16:
+      return DataType::int16();
+    case TensorProto::INT32:
+      return DataType::int32();
+    case TensorProto::INT64:
+      return DataType::int64();
+    case TensorProto::UINT8:
+      return DataType::uint8();
+    case TensorProto::UINT16:
+      return DataType(C::UInt, 16);
+    case TensorProto::UINT32:
+      return DataType(C::UInt, 32);
+    case TensorProto::UINT64:
+      return DataType(C::UInt, 64);
+    case TensorProto::BOOL:
+      return DataType::boolean();
+    default:
+      return std::nullopt;
   }
 }
 
@@ -60,8 +74,8 @@ int64_t checked_num_elements(const TensorProto& proto, DataType dtype, const std
   for (int64_t d : proto.dims()) {
     if (d < 0) throw Error(what + ": negative dimension " + std::to_string(d));
     if (d != 0 && n > limit / d)
-      throw Error(what + ": tensor is larger than the limit of " +
-                  std::to_string(kMaxTensorBytes) + " bytes");
+      throw Error(what + ": tensor is larger than the limit of " + std::to_string(kMaxTensorBytes) +
+                  " bytes");
     n *= d;
   }
   if (n > limit)
@@ -78,12 +92,17 @@ std::string count_text(int64_t n, DataType dtype) {
 // not used (onnx.proto's comments on TensorProto).
 const char* typed_field_name(int32_t elem_type) {
   switch (elem_type) {
-    case TensorProto::FLOAT: return "float_data";
-    case TensorProto::DOUBLE: return "double_data";
-    case TensorProto::INT64: return "int64_data";
+    case TensorProto::FLOAT:
+      return "float_data";
+    case TensorProto::DOUBLE:
+      return "double_data";
+    case TensorProto::INT64:
+      return "int64_data";
     case TensorProto::UINT32:
-    case TensorProto::UINT64: return "uint64_data";
-    default: return "int32_data";
+    case TensorProto::UINT64:
+      return "uint64_data";
+    default:
+      return "int32_data";
   }
 }
 
@@ -166,8 +185,8 @@ fs::path external_data_path(const std::string& location, const std::string& base
   fs::path base_real = fs::weakly_canonical(fs::path(base_dir), ec);
   fs::path full_real = ec ? fs::path() : fs::weakly_canonical(full, ec);
   if (!ec) {
-    auto [b, f] = std::mismatch(base_real.begin(), base_real.end(), full_real.begin(),
-                                full_real.end());
+    auto [b, f] =
+        std::mismatch(base_real.begin(), base_real.end(), full_real.begin(), full_real.end());
     if (b != base_real.end())
       throw Error(what + ": external data location '" + location +
                   "' leaves the model's directory");
@@ -205,8 +224,7 @@ ExternalSlice locate_external(const TensorProto& p, const std::string& base_dir,
   const auto expected = static_cast<uint64_t>(n * dtype.bytes());
   if (slice.offset > file_size)
     throw Error(what + ": external data offset " + std::to_string(slice.offset) +
-                " is past the end of '" + location + "' (" + std::to_string(file_size) +
-                " bytes)");
+                " is past the end of '" + location + "' (" + std::to_string(file_size) + " bytes)");
   if (length && *length > file_size - slice.offset)
     throw Error(what + ": external data length " + std::to_string(*length) + " at offset " +
                 std::to_string(slice.offset) + " is past the end of '" + location + "' (" +
@@ -253,8 +271,8 @@ NDArray tensor_from_proto(const TensorProto& p, const std::string& what,
     throw Error(what + ": data is given in more than one of raw_data, " + typed +
                 " and external data");
   if (!external && !raw && typed_count == 0 && n != 0)
-    throw Error(what + ": no data (expected " + count_text(n, *dtype) + " in raw_data or " +
-                typed + ")");
+    throw Error(what + ": no data (expected " + count_text(n, *dtype) + " in raw_data or " + typed +
+                ")");
 
   // Checked before allocating: the declared shape may be huge while the data is not.
   if (raw && static_cast<int64_t>(p.raw_data().size()) != nbytes)
@@ -287,10 +305,10 @@ void tensor_to_proto(const NDArray& value, const std::string& name, TensorProto*
   proto->set_raw_data(value.data(), value.num_bytes());
 }
 
-
 std::string read_binary_file(const std::string& path, const char* what) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw Error("cannot open " + std::string(what) + " '" + path + "'");
+  if (!fs::is_regular_file(path, ec))
+    throw Error("cannot open " + std::string(what) + " '" + path + "'");
   uint64_t size = fs::file_size(path, ec);
   if (ec) throw Error("cannot read " + std::string(what) + " '" + path + "'");
   if (size > static_cast<uint64_t>(INT_MAX))
