@@ -284,7 +284,7 @@ Xbyak::RegExp FunctionEmitter::element_address(const Buffer& b, const Expr& inde
   if (it->second.kind == StorageLoc::Kind::FrameOffset) {
     base = Xbyak::RegExp(rsp) + static_cast<int>(disp);
   } else {
-    code_.mov(r11, qword[rsp + it->second.offset]);
+    storage_address(it->second, r11);
     base = Xbyak::RegExp(r11) + static_cast<int>(disp);
   }
   if (!c) base = base + Reg64(regs_.reg(*index_temp)) * es;
@@ -472,7 +472,7 @@ int FunctionEmitter::eval_int_binary(const BinaryNode& b) {
       const bool floor = b.kind == ExprKind::FloorDiv || b.kind == ExprKind::FloorMod;
       Xbyak::Label done;
       code_.test(rb, rb);
-      code_.jz(fail_label_, Xbyak::CodeGenerator::T_NEAR);
+      code_.jz(*fail_target_, Xbyak::CodeGenerator::T_NEAR);
       if (t.bits() == 64 && !u64) {
         // INT64_MIN / -1 traps in idiv; the IR wraps it.
         Xbyak::Label normal;
