@@ -97,9 +97,8 @@ std::string constant_array(const std::string& name, const NDArray& c) {
   const uint8_t* p = c.data();
   const size_t n = c.num_bytes();
   const bool words = n % 4 == 0 && n > 0;
-  std::string out = std::string("static const ") + (words ? "uint32_t " : "uint8_t ") + name +
-                    "[" + std::to_string(std::max<size_t>(words ? n / 4 : n, 1)) +
-                    "] TIRC_ALIGN64 = {";
+  std::string out = std::string("static const ") + (words ? "uint32_t " : "uint8_t ") + name + "[" +
+                    std::to_string(std::max<size_t>(words ? n / 4 : n, 1)) + "] TIRC_ALIGN64 = {";
   out.reserve(out.size() + n * 3 + n / 16 + 16);
   static const char kHex[] = "0123456789abcdef";
   const size_t count = words ? n / 4 : n;
@@ -533,8 +532,7 @@ class FunctionEmitter {
         continue;
       }
       if (arg.dtype() != p.var->dtype)
-        refuse(which + " is " + arg.dtype().str() + " but the parameter is " +
-                   p.var->dtype.str(),
+        refuse(which + " is " + arg.dtype().str() + " but the parameter is " + p.var->dtype.str(),
                loc);
       args.push_back(c_emit::to_storage(p.var->dtype, expr(arg, loc)));
     }

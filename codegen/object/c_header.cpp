@@ -247,8 +247,7 @@ void write_model_entry(std::ostringstream& out, const HeaderEntry& entry,
     names = split_names(str->value);
     if (names.size() != n)
       throw Error("C header: tirc.io_names of " + entry.symbol + " has " +
-                  std::to_string(names.size()) + " names for " + std::to_string(n) +
-                  " parameters");
+                  std::to_string(names.size()) + " names for " + std::to_string(n) + " parameters");
   }
   out << "/* " << entry.symbol
       << ": a model's entry point; returns 0, or nonzero when it fails (-1: out of memory). */\n";

@@ -89,8 +89,8 @@ void check(const MachineCode& code) {
       throw Error("ELF writer: data reference at offset " + std::to_string(d.offset) +
                   " lies outside the text");
     if (d.rodata_offset > code.rodata.size())
-      throw Error("ELF writer: data reference to rodata offset " +
-                  std::to_string(d.rodata_offset) + " lies outside the rodata");
+      throw Error("ELF writer: data reference to rodata offset " + std::to_string(d.rodata_offset) +
+                  " lies outside the rodata");
   }
 }
 
@@ -194,16 +194,9 @@ std::vector<uint8_t> write_elf_object(const MachineCode& code) {
 
   if (has_rodata) {
     pad_to(out, code.rodata_alignment);
-    headers[kRodata] = Elf64_Shdr{name_rodata,
-                                  SHT_PROGBITS,
-                                  SHF_ALLOC,
-                                  0,
-                                  out.size(),
-                                  code.rodata.size(),
-                                  0,
-                                  0,
-                                  code.rodata_alignment,
-                                  0};
+    headers[kRodata] = Elf64_Shdr{
+        name_rodata, SHT_PROGBITS,          SHF_ALLOC, 0, out.size(), code.rodata.size(), 0,
+        0,           code.rodata_alignment, 0};
     out.insert(out.end(), code.rodata.begin(), code.rodata.end());
   }
 

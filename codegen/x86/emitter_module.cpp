@@ -202,8 +202,8 @@ void FunctionEmitter::emit_call_kernel(const CallNode& c) {
   const PrimFunc& f = *found->second.func;
   const size_t n = c.args.size() - 1;
   if (n != f->params.size())
-    fail("call_kernel('" + name + "') passes " + std::to_string(n) + " arguments, the function takes " +
-         std::to_string(f->params.size()));
+    fail("call_kernel('" + name + "') passes " + std::to_string(n) +
+         " arguments, the function takes " + std::to_string(f->params.size()));
   std::vector<ArgPlace> places = place_args(f, loc_);
   std::vector<int> slots;
   for (size_t i = 0; i < n; ++i) {

@@ -905,6 +905,20 @@ int FunctionEmitter::eval_call(const CallNode& c) {
       round_float(x.getIdx(), t);
       return v;
     }
+    if (t.bits() == 64) fail("float64 pow is not supported by the x86 generator");
+    int base = eval(c.args[0]);
+    int exponent = eval(c.args[1]);
+    int out = regs_.alloc(RegClass::Vec, 16, true);
+    std::vector<int> temps, scratch;
+    for (int i = 0; i < 3; ++i) temps.push_back(regs_.alloc(RegClass::Vec, 16, true));
+    int br = regs_.reg(base), er = regs_.reg(exponent), dr = regs_.reg(out);
+    for (int s : temps) scratch.push_back(regs_.reg(s));
+    emit_vec_pow(code_, m_.pool, target_.isa, 128, dr, br, er, scratch);
+    for (int s : temps) regs_.release(s);
+    regs_.release(base);
+    regs_.release(exponent);
+    round_float(dr, t);
+    return out;
   }
   if (op == "sqrt") {
     arity(1);

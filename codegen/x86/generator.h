@@ -15,7 +15,7 @@ struct FunctionToCompile {
   PrimFunc lowered;    // must be in the lowered form
   // The module function name `T.call_kernel("name", ...)` refers to; empty:
   // not callable from the other functions.
-  std::string name;
+  std::string name = {};
 };
 
 struct GeneratorOptions {
