@@ -115,9 +115,11 @@ int run_compile(const CompileOptions& o) {
   std::vector<FunctionToCompile> functions;
   std::vector<HeaderEntry> header_entries;
   for (const auto& [fname, f] : lowered.functions()) {
-    functions.push_back({prefix + "_" + fname, f});
+    // `name` lets the entry's T.call_kernel("fname", ...) reach the kernel.
+    functions.push_back({prefix + "_" + fname, f, fname});
     header_entries.push_back({prefix + "_" + fname, selected.at(fname)});
   }
+  gen.module = &m;  // the constants AllocateConst binds
   if (!o.header.empty()) write_file(o.header, write_c_header(prefix, header_entries));
 
   if (o.emit == "tir") {
@@ -125,7 +127,7 @@ int run_compile(const CompileOptions& o) {
   } else if (o.emit == "header") {
     write_output(o.output, write_c_header(prefix, header_entries));
   } else if (o.emit == "c") {
-    write_output(o.output, emit_c(functions));
+    write_output(o.output, emit_c(functions, &m));
   } else if (o.emit == "asm") {
     write_output(o.output, disassemble_x86(generate_x86(functions, gen)));
   } else {  // obj

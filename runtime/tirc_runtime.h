@@ -1,10 +1,11 @@
 /* The tirc runtime: what objects emitted by `tirc compile` call when a kernel
-   has a parallel loop. Plain C, so C and C++ programs link it alike:
+   has a parallel loop or an allocation too big for the stack. Plain C, so C and C++ programs link it alike:
    `cc prog.c kernel.o -ltirc_runtime -lpthread`. Objects without parallel
    loops need nothing from it. */
 #ifndef TIRC_RUNTIME_H
 #define TIRC_RUNTIME_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -25,6 +26,12 @@ int tirc_parallel_for(int64_t n, tirc_parallel_body body, void* closure);
    next tirc_parallel_for; n < 1 restores the default. */
 void tirc_set_num_threads(int n);
 int tirc_get_num_threads(void);
+
+/* Storage for allocations too large for the stack (a model's workspace):
+   `bytes` bytes aligned to 64, or NULL when memory is exhausted (generated code
+   then returns -1). tirc_free(NULL) does nothing. */
+void* tirc_alloc(size_t bytes);
+void tirc_free(void* p);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,8 @@
 #include "codegen/c/c_emitter.h"
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 #include <set>
 
 #include "codegen/c/c_prelude.h"
@@ -68,24 +70,63 @@ struct CBody {
     text += s;
     text += '\n';
   }
-  // Statements that leave the function after an allocation failure.
-  std::string fail() const {
+  // Statements that leave the function after an allocation failure (or a
+  // called kernel's failure, returning `code`).
+  std::string fail(const std::string& code = "-1") const {
     std::string s = "{ ";
-    for (auto it = heap_blocks.rbegin(); it != heap_blocks.rend(); ++it) s += "free(" + *it + "); ";
-    s += outlined ? "c_->failed = 1; return; }" : "return -1; }";
+    for (auto it = heap_blocks.rbegin(); it != heap_blocks.rend(); ++it)
+      s += "tirc_free(" + *it + "); ";
+    s += outlined ? "c_->failed = 1; return; }" : "return " + code + "; }";
     return s;
   }
 };
 
+// What the functions of one translation unit share: who can be called by
+// name, the module's constants and which of them are already emitted.
+struct UnitState {
+  std::map<std::string, const FunctionToCompile*, std::less<>> callees;
+  const IRModule* module = nullptr;
+  std::map<std::string, std::string, std::less<>> constant_arrays;  // constant -> C array
+  std::string constants_text;
+  bool uses_heap = false;
+};
+
+// A constant's bytes as a static array: 32-bit words in hex when the size
+// allows (exact bit patterns of float32 weights), else bytes.
+std::string constant_array(const std::string& name, const NDArray& c) {
+  const uint8_t* p = c.data();
+  const size_t n = c.num_bytes();
+  const bool words = n % 4 == 0 && n > 0;
+  std::string out = std::string("static const ") + (words ? "uint32_t " : "uint8_t ") + name + "[" +
+                    std::to_string(std::max<size_t>(words ? n / 4 : n, 1)) + "] TIRC_ALIGN64 = {";
+  out.reserve(out.size() + n * 3 + n / 16 + 16);
+  static const char kHex[] = "0123456789abcdef";
+  const size_t count = words ? n / 4 : n;
+  for (size_t i = 0; i < count; ++i) {
+    out += i % 8 == 0 ? "\n  " : " ";
+    uint32_t v = 0;
+    if (words)
+      std::memcpy(&v, p + 4 * i, 4);
+    else
+      v = p[i];
+    out += "0x";
+    for (int d = words ? 7 : 1; d >= 0; --d) out += kHex[(v >> (4 * d)) & 15];
+    out += ",";
+  }
+  if (count == 0) out += "0";
+  return out + "\n};\n\n";
+}
+
 class FunctionEmitter {
  public:
   FunctionEmitter(const std::string& symbol, bool restrict_pointers, CScope& scope,
-                  std::string& outlined_text, bool& uses_parallel)
+                  std::string& outlined_text, bool& uses_parallel, UnitState& unit)
       : symbol_(symbol),
         restrict_(restrict_pointers ? " restrict" : ""),
         scope_(scope),
         outlined_text_(outlined_text),
-        uses_parallel_(uses_parallel) {}
+        uses_parallel_(uses_parallel),
+        unit_(unit) {}
 
   std::string function(const PrimFunc& f) {
     std::vector<std::string> params, packed_args;
@@ -176,11 +217,14 @@ class FunctionEmitter {
       case StmtKind::Evaluate: {
         const Expr& v = s.as<EvaluateNode>()->value;
         if (v.as<StringImmNode>() || v.as<IntImmNode>() || v.as<FloatImmNode>()) return;
+        if (call_kernel_callee(v)) return call_kernel(*v.as<CallNode>(), s->loc, out);
         for (int l = 0; l < v.dtype().lanes(); ++l) out.line("(void)" + expr(v, s->loc, l) + ";");
         return;
       }
       case StmtKind::Allocate:
         return allocate(*s.as<AllocateNode>(), out);
+      case StmtKind::AllocateConst:
+        return allocate_const(*s.as<AllocateConstNode>(), out);
       case StmtKind::DeclBuffer: {
         // Not part of the lowered form, but a view over storage already in
         // scope is harmless: its accesses name that storage.
@@ -393,21 +437,109 @@ class FunctionEmitter {
       out.line(st + " " + name + "[" + std::to_string(std::max<int64_t>(elems, 1)) +
                "] TIRC_ALIGN64;");
     } else {
-      // C99 has no aligned allocation: over-allocate and round the pointer up.
+      // The runtime's allocator aligns to 64 bytes.
+      unit_.uses_heap = true;
       const std::string raw = name + "_block";
-      out.line("void* " + raw + " = malloc(" + std::to_string(bytes + 64) + ");");
+      out.line("void* " + raw + " = tirc_alloc(" + std::to_string(bytes) + ");");
       out.line("if (!" + raw + ") " + out.fail());
-      out.line(st + "*" + restrict_ + " " + name + " = (" + st + "*)(((uintptr_t)" + raw +
-               " + 63) & ~(uintptr_t)63);");
+      out.line(st + "*" + restrict_ + " " + name + " = (" + st + "*)" + raw + ";");
       out.heap_blocks.push_back(raw);
     }
     scope_.enter(a.buffer_var.get(), CVar{name, CVar::Kind::Handle, DataType::handle(), st});
     stmt(a.body, out);
     scope_.leave(a.buffer_var.get());
     if (heap) {
-      out.line("free(" + out.heap_blocks.back() + ");");
+      out.line("tirc_free(" + out.heap_blocks.back() + ");");
       out.heap_blocks.pop_back();
     }
+    --out.indent;
+    out.line("}");
+  }
+
+  void allocate_const(const AllocateConstNode& a, CBody& out) {
+    const std::string what = "allocate_const " + a.buffer_var->name;
+    if (!unit_.module)
+      refuse(what + " binds constant '" + a.constant + "' but no module was given", a.loc);
+    const NDArray* c = unit_.module->find_constant(a.constant);
+    if (!c) refuse(what + ": the module has no constant '" + a.constant + "'", a.loc);
+    if (c->dtype() != a.dtype)
+      refuse(what + " is " + a.dtype.str() + " but the constant is " + c->dtype().str(), a.loc);
+    int64_t elems = 1;
+    for (const Expr& e : a.extents) {
+      auto n = as_const_int(e);
+      if (!n || *n < 0) refuse(what + " has a non-constant extent", a.loc);
+      elems *= *n;
+    }
+    if (elems != c->num_elements())
+      refuse(what + " has " + std::to_string(elems) + " elements, the constant " +
+                 std::to_string(c->num_elements()),
+             a.loc);
+    auto [it, inserted] = unit_.constant_arrays.try_emplace(a.constant);
+    if (inserted) {
+      it->second = scope_.fresh_name("tirc_const_" + c_emit::sanitize_identifier(a.constant));
+      unit_.constants_text += constant_array(it->second, *c);
+    }
+    const std::string st = c_emit::storage_type(a.dtype);
+    const std::string name = scope_.fresh_name(a.buffer_var->name);
+    out.line("{");
+    ++out.indent;
+    // Never written through (the generators refuse stores to constants).
+    out.line(st + "* " + name + " TIRC_UNUSED = (" + st + "*)" + it->second + ";");
+    scope_.enter(a.buffer_var.get(), CVar{name, CVar::Kind::Handle, DataType::handle(), st});
+    stmt(a.body, out);
+    scope_.leave(a.buffer_var.get());
+    --out.indent;
+    out.line("}");
+  }
+
+  std::string handle_argument(const Expr& arg, const std::string& pointee, const SourceLoc& loc,
+                              const std::string& which) {
+    if (auto* v = arg.as<VarNode>()) {
+      const CVar* info = scope_.find(v);
+      if (!info || info->kind != CVar::Kind::Handle)
+        refuse(which + ": " + v->name + " is not a buffer or an allocation visible here", loc);
+      return "(" + pointee + "*)(void*)" + info->name;
+    }
+    auto* c = arg.as<CallNode>();
+    if (c && c->op == kAddressOf && c->args.size() == 1) {
+      auto* l = c->args[0].as<BufferLoadNode>();
+      if (!l || l->indices.size() != 1)
+        refuse(which + ": address_of needs an element of a flat buffer", loc);
+      return "(" + pointee + "*)(void*)&" +
+             c_emit::buffer_element(scope_, l->buffer, expr(l->indices[0], loc), loc);
+    }
+    refuse(which + " is not a buffer handle (a data var, an allocation or address_of)", loc);
+  }
+
+  void call_kernel(const CallNode& c, const SourceLoc& loc, CBody& out) {
+    const std::string& name = c.args[0].as<StringImmNode>()->value;
+    if (out.outlined) refuse("call_kernel('" + name + "') inside a parallel loop", loc);
+    auto found = unit_.callees.find(name);
+    if (found == unit_.callees.end())
+      refuse("call_kernel: no function named '" + name + "' is being compiled with this one", loc);
+    const PrimFunc& f = found->second->lowered;
+    if (c.args.size() - 1 != f->params.size())
+      refuse("call_kernel('" + name + "') passes " + std::to_string(c.args.size() - 1) +
+                 " arguments, the function takes " + std::to_string(f->params.size()),
+             loc);
+    std::vector<std::string> args;
+    for (size_t i = 0; i < f->params.size(); ++i) {
+      const Param& p = f->params[i];
+      const Expr& arg = c.args[i + 1];
+      const std::string which = "call_kernel argument " + std::to_string(i);
+      if (p.buffer) {
+        args.push_back(handle_argument(arg, c_emit::storage_type(p.buffer->dtype), loc, which));
+        continue;
+      }
+      if (arg.dtype() != p.var->dtype)
+        refuse(which + " is " + arg.dtype().str() + " but the parameter is " + p.var->dtype.str(),
+               loc);
+      args.push_back(c_emit::to_storage(p.var->dtype, expr(arg, loc)));
+    }
+    out.line("{");
+    ++out.indent;
+    out.line("const int status_ = " + found->second->symbol + "(" + join(args) + ");");
+    out.line("if (status_ != 0) " + out.fail("status_"));
     --out.indent;
     out.line("}");
   }
@@ -417,16 +549,23 @@ class FunctionEmitter {
   CScope& scope_;
   std::string& outlined_text_;
   bool& uses_parallel_;
+  UnitState& unit_;
   int next_outlined_ = 0;
 };
 
 }  // namespace
 
 std::string emit_c(const std::vector<FunctionToCompile>& functions) {
+  return emit_c(functions, nullptr);
+}
+
+std::string emit_c(const std::vector<FunctionToCompile>& functions, const IRModule* module) {
   CScope scope;
-  std::string outlined, bodies;
+  std::string outlined, bodies, prototypes;
   bool uses_parallel = false;
   std::set<std::string> symbols;
+  UnitState unit;
+  unit.module = module;
   for (const FunctionToCompile& fc : functions) {
     if (!fc.lowered) throw Error("C emitter: function " + fc.symbol + " is null");
     if (!c_emit::is_c_identifier(fc.symbol) || fc.symbol.starts_with("tirc_"))
@@ -434,14 +573,21 @@ std::string emit_c(const std::vector<FunctionToCompile>& functions) {
                   "\" is not a C identifier (or uses the reserved prefix tirc_)");
     if (!symbols.insert(fc.symbol).second)
       throw Error("C emitter: symbol " + fc.symbol + " is defined twice");
-    FunctionEmitter emitter(fc.symbol, noalias(fc.lowered), scope, outlined, uses_parallel);
+    if (!fc.name.empty() && !unit.callees.emplace(fc.name, &fc).second)
+      throw Error("C emitter: two functions are named '" + fc.name + "'");
+  }
+  for (const FunctionToCompile& fc : functions) {
+    FunctionEmitter emitter(fc.symbol, noalias(fc.lowered), scope, outlined, uses_parallel, unit);
     std::string text = emitter.function(fc.lowered);
+    // A function's prototype (its definition's first line) lets any function call it.
+    prototypes += text.substr(0, text.find(" {\n")) + ";\n";
     bodies += outlined + text;
     outlined.clear();
   }
   std::string out = c_emit::c_prelude();
   if (uses_parallel) out += c_emit::c_parallel_prototype();
-  return out + bodies;
+  if (unit.uses_heap) out += "void* tirc_alloc(size_t bytes);\nvoid tirc_free(void* p);\n\n";
+  return out + unit.constants_text + prototypes + "\n" + bodies;
 }
 
 }  // namespace tirc

@@ -15,5 +15,11 @@ namespace tirc {
 // outlined static function. Throws tirc::Error for anything outside the
 // lowered form.
 std::string emit_c(const std::vector<FunctionToCompile>& functions);
+// The same for the functions of a module: T.call_kernel calls the function
+// whose FunctionToCompile::name it names; AllocateConst binds a static const
+// array holding the constant's exact bytes (module may be null when no
+// function has an AllocateConst). Allocations too big for the stack come from
+// tirc_alloc/tirc_free (runtime/tirc_runtime.h), so the C links with the runtime.
+std::string emit_c(const std::vector<FunctionToCompile>& functions, const IRModule* module);
 
 }  // namespace tirc

@@ -191,8 +191,90 @@ std::vector<CParam> c_params(const HeaderEntry& entry) {
   return params;
 }
 
+// An ONNX tensor name inside a C comment and double quotes: quotes and
+// backslashes escaped, other bytes outside printable ASCII as \xNN, and no
+// "*/" that would end the comment.
+std::string quoted_name(std::string_view s) {
+  std::string q = "\"";
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      q += '\\';
+      q += static_cast<char>(c);
+    } else if (c == '/' && i > 0 && s[i - 1] == '*') {
+      q += "\\/";
+    } else if (c < 0x20 || c >= 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      q += "\\x";
+      q += kHex[c >> 4];
+      q += kHex[c & 15];
+    } else {
+      q += static_cast<char>(c);
+    }
+  }
+  return q + "\"";
+}
+
+std::vector<std::string> split_names(const std::string& s) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (true) {
+    size_t end = s.find(';', start);
+    names.push_back(s.substr(start, end == std::string::npos ? end : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return names;
+}
+
+// A model's entry: inputs (the first tirc.num_inputs parameters) are const,
+// and every parameter is documented with its ONNX name (tirc.io_names).
+void write_model_entry(std::ostringstream& out, const HeaderEntry& entry,
+                       std::vector<CParam> params) {
+  const auto& attrs = entry.func->attrs;
+  const size_t n = entry.func->params.size();
+  auto num = attrs.find("tirc.num_inputs");
+  const auto* imm = num == attrs.end() ? nullptr : num->second.as<IntImmNode>();
+  if (!imm || imm->value < 0 || static_cast<size_t>(imm->value) > n)
+    throw Error("C header: entry " + entry.symbol +
+                " needs an integer attribute tirc.num_inputs between 0 and " + std::to_string(n));
+  const auto inputs = static_cast<size_t>(imm->value);
+  std::vector<std::string> names;
+  auto io = attrs.find("tirc.io_names");
+  if (io != attrs.end()) {
+    const auto* str = io->second.as<StringImmNode>();
+    if (!str) throw Error("C header: tirc.io_names of " + entry.symbol + " is not a string");
+    names = split_names(str->value);
+    if (names.size() != n)
+      throw Error("C header: tirc.io_names of " + entry.symbol + " has " +
+                  std::to_string(names.size()) + " names for " + std::to_string(n) + " parameters");
+  }
+  out << "/* " << entry.symbol
+      << ": a model's entry point; returns 0, or nonzero when it fails (-1: out of memory). */\n";
+  for (size_t i = 0; i < n; ++i) {
+    const Param& p = entry.func->params[i];
+    const bool input = i < inputs;
+    const std::string onnx_name =
+        names.empty() ? (p.buffer ? p.buffer->name : p.var->name) : names[i];
+    out << "/*   " << (input ? "input " : "output ") << (input ? i : i - inputs) << " "
+        << quoted_name(onnx_name) << ": "
+        << (p.buffer ? shape_text(p.buffer) : p.var->dtype.str() + " scalar") << " */\n";
+    if (input && p.buffer) params[i].declaration = "const " + params[i].declaration;
+  }
+  out << "int " << entry.symbol << "(";
+  if (params.empty()) out << "void";
+  for (size_t i = 0; i < params.size(); ++i) out << (i ? ", " : "") << params[i].declaration;
+  out << ");\n";
+  out << "/* args[i] is parameter i's data pointer (a buffer) or address (a scalar). */\n";
+  out << "int " << entry.symbol << "_packed(void* const* args);\n";
+}
+
 void write_entry(std::ostringstream& out, const HeaderEntry& entry) {
   const std::vector<CParam> params = c_params(entry);
+  if (is_entry(entry.func)) {
+    write_model_entry(out, entry, params);
+    return;
+  }
   out << "/* " << entry.symbol << ": returns 0.";
   for (const auto& p : params) out << "\n     " << p.comment;
   out << " */\n";

@@ -17,6 +17,10 @@ struct HeaderEntry {
 // extern "C" for C++) declaring `int symbol(<type>* <param>, ...)` for every
 // entry, with a comment giving each buffer's dtype and shape, and the
 // `_packed` entry points. float16/bfloat16 elements are declared as uint16_t.
+// A model's entry function (is_entry) instead gets a comment line per
+// parameter, `/*   input 0 "input.1": float32[1, 3, 32, 32] */` (ONNX names from
+// its attribute "tirc.io_names", ';'-separated in parameter order; inputs are
+// the first "tirc.num_inputs" parameters), and its input buffers are `const T*`.
 std::string write_c_header(const std::string& name, const std::vector<HeaderEntry>& entries);
 
 }  // namespace tirc

@@ -40,7 +40,10 @@ enum SectionIndex : uint16_t {
   kSymtab,
   kStrtab,
   kShstrtab,
-  kNumSections
+  kNumSections,
+  // Only when there is read-only data, after the others so objects without
+  // it keep their layout.
+  kRodata = kNumSections
 };
 
 // The host is x86-64 (little endian, like the object), so <elf.h>'s structs
@@ -77,6 +80,18 @@ void check(const MachineCode& code) {
     if (local && !local->global)
       throw Error("ELF writer: external call to local symbol '" + c.symbol + "'");
   }
+  const uint64_t ro_align = code.rodata_alignment;
+  if (ro_align == 0 || (ro_align & (ro_align - 1)) != 0)
+    throw Error("ELF writer: rodata alignment " + std::to_string(ro_align) +
+                " is not a power of two");
+  for (const auto& d : code.data_references) {
+    if (d.offset + 4 > code.text.size())
+      throw Error("ELF writer: data reference at offset " + std::to_string(d.offset) +
+                  " lies outside the text");
+    if (d.rodata_offset > code.rodata.size())
+      throw Error("ELF writer: data reference to rodata offset " + std::to_string(d.rodata_offset) +
+                  " lies outside the rodata");
+  }
 }
 
 }  // namespace
@@ -93,6 +108,13 @@ std::vector<uint8_t> write_elf_object(const MachineCode& code) {
   section.st_info = ELF64_ST_INFO(STB_LOCAL, STT_SECTION);
   section.st_shndx = kText;
   symbols.push_back(section);
+  const bool has_rodata = !code.rodata.empty() || !code.data_references.empty();
+  const uint16_t num_sections = has_rodata ? kNumSections + 1 : kNumSections;
+  const auto rodata_symbol = static_cast<uint32_t>(symbols.size());
+  if (has_rodata) {
+    section.st_shndx = kRodata;
+    symbols.push_back(section);
+  }
 
   std::map<std::string, uint32_t> index_of;  // symbol name -> .symtab index
   auto add_defined = [&](const MachineCode::Symbol& s) {
@@ -121,19 +143,25 @@ std::vector<uint8_t> write_elf_object(const MachineCode& code) {
     symbols.push_back(sym);
   }
 
-  // Relocations sorted by offset, as assemblers write them.
-  std::vector<MachineCode::ExternalCall> calls = code.external_calls;
-  std::sort(calls.begin(), calls.end(),
-            [](const auto& a, const auto& b) { return a.offset < b.offset; });
+  // Relocations sorted by offset, as assemblers write them. Displacements are
+  // relative to the end of their 4-byte field, hence the -4 in each addend.
   std::vector<Elf64_Rela> relocations;
-  for (const auto& c : calls) {
+  for (const auto& c : code.external_calls) {
     Elf64_Rela r{};
     r.r_offset = c.offset;
     r.r_info = ELF64_R_INFO(index_of.at(c.symbol), R_X86_64_PLT32);
-    // The displacement is relative to the end of the 4-byte field.
     r.r_addend = -4;
     relocations.push_back(r);
   }
+  for (const auto& d : code.data_references) {
+    Elf64_Rela r{};
+    r.r_offset = d.offset;
+    r.r_info = ELF64_R_INFO(rodata_symbol, R_X86_64_PC32);
+    r.r_addend = static_cast<int64_t>(d.rodata_offset) - 4;
+    relocations.push_back(r);
+  }
+  std::stable_sort(relocations.begin(), relocations.end(),
+                   [](const auto& a, const auto& b) { return a.r_offset < b.r_offset; });
 
   StringTable shstrtab;
   const uint32_t name_text = shstrtab.add(".text");
@@ -142,10 +170,14 @@ std::vector<uint8_t> write_elf_object(const MachineCode& code) {
   const uint32_t name_symtab = shstrtab.add(".symtab");
   const uint32_t name_strtab = shstrtab.add(".strtab");
   const uint32_t name_shstrtab = shstrtab.add(".shstrtab");
+  const uint32_t name_rodata = has_rodata ? shstrtab.add(".rodata") : 0;
 
   // File layout: header, then each section's contents, then the section headers.
   std::vector<uint8_t> out(sizeof(Elf64_Ehdr), 0);
-  Elf64_Shdr headers[kNumSections] = {};
+  out.reserve(sizeof(Elf64_Ehdr) + code.text.size() + code.rodata.size() + code.text_alignment +
+              code.rodata_alignment + relocations.size() * sizeof(Elf64_Rela) +
+              symbols.size() * sizeof(Elf64_Sym) + strtab.bytes().size() + 4096);
+  std::vector<Elf64_Shdr> headers(num_sections, Elf64_Shdr{});
 
   pad_to(out, code.text_alignment);
   headers[kText] = Elf64_Shdr{name_text,
@@ -159,6 +191,14 @@ std::vector<uint8_t> write_elf_object(const MachineCode& code) {
                               code.text_alignment,
                               0};
   out.insert(out.end(), code.text.begin(), code.text.end());
+
+  if (has_rodata) {
+    pad_to(out, code.rodata_alignment);
+    headers[kRodata] = Elf64_Shdr{
+        name_rodata, SHT_PROGBITS,          SHF_ALLOC, 0, out.size(), code.rodata.size(), 0,
+        0,           code.rodata_alignment, 0};
+    out.insert(out.end(), code.rodata.begin(), code.rodata.end());
+  }
 
   pad_to(out, 8);
   headers[kRelaText] = Elf64_Shdr{name_rela,
@@ -211,7 +251,7 @@ std::vector<uint8_t> write_elf_object(const MachineCode& code) {
   eh.e_shoff = section_headers_at;
   eh.e_ehsize = sizeof(Elf64_Ehdr);
   eh.e_shentsize = sizeof(Elf64_Shdr);
-  eh.e_shnum = kNumSections;
+  eh.e_shnum = num_sections;
   eh.e_shstrndx = kShstrtab;
   std::memcpy(out.data(), &eh, sizeof eh);
   return out;

@@ -11,7 +11,7 @@ namespace {
 const Xbyak::Reg64 kIntArgs[6] = {rdi, rsi, rdx, rcx, r8, r9};
 constexpr int kSavedBytes = 40;  // rbx, r12..r15 below the saved rbp
 
-enum class ArgClass { Int, Float };
+}  // namespace
 
 ArgClass arg_class(const Param& p, const SourceLoc& loc) {
   if (p.buffer) return ArgClass::Int;
@@ -24,13 +24,6 @@ ArgClass arg_class(const Param& p, const SourceLoc& loc) {
                   " is not supported (int, bool, float32, float64 are)",
               loc);
 }
-
-// Where each parameter arrives: a register index (int or xmm) or a stack slot.
-struct ArgPlace {
-  ArgClass cls;
-  int reg = -1;    // index into kIntArgs, or xmm number
-  int stack = -1;  // 8-byte slot number above the return address
-};
 
 std::vector<ArgPlace> place_args(const PrimFunc& f, const SourceLoc& loc) {
   std::vector<ArgPlace> out;
@@ -47,8 +40,6 @@ std::vector<ArgPlace> place_args(const PrimFunc& f, const SourceLoc& loc) {
   }
   return out;
 }
-
-}  // namespace
 
 void FunctionEmitter::prologue() {
   code_.push(rbp);
@@ -85,6 +76,7 @@ void FunctionEmitter::epilogue(bool returns_int) {
   // Only integer division by zero gets here; the interpreter reports it as an error.
   if (returns_int) code_.mov(eax, 1);
   code_.L(done);
+  code_.L(return_label_);
   code_.vzeroupper();
   code_.lea(rsp, ptr[rbp - kSavedBytes]);
   code_.pop(r15);

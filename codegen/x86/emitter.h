@@ -20,9 +20,13 @@
 namespace tirc {
 
 // Allocations on the stack of one function (all Allocate statements, live at
-// once or not) may not exceed this many bytes: parallel bodies run on worker
-// threads with default 8 MiB stacks.
-inline constexpr int kMaxStackAllocationBytes = 4 << 20;
+// once or not) stay below this many bytes; a larger Allocate in an entry point
+// is heap-allocated through the runtime (tirc_alloc/tirc_free), which keeps
+// thread stacks safe. Outlined parallel bodies (run on worker threads with
+// default 8 MiB stacks, and unable to report a failed allocation) keep every
+// Allocate on the stack and refuse more than kMaxParallelStackBytes.
+inline constexpr int kMaxStackAllocationBytes = 256 << 10;
+inline constexpr int kMaxParallelStackBytes = 4 << 20;
 
 // Where a variable's value lives. Integers and bools are kept as int64 values
 // wrapped to their type; float16 values as the exact float32 of the half.
@@ -36,8 +40,17 @@ struct VarLoc {
 
 // Where a buffer's storage (its data variable) starts.
 struct StorageLoc {
-  enum class Kind : unsigned char { PointerSlot, FrameOffset } kind = Kind::PointerSlot;
+  // PointerSlot: a frame slot holds the address; FrameOffset: the storage is
+  // in the frame; Rodata: a module constant at `rodata_offset` in read-only data.
+  enum class Kind : unsigned char { PointerSlot, FrameOffset, Rodata } kind = Kind::PointerSlot;
   int offset = 0;
+  uint64_t rodata_offset = 0;
+};
+
+// A function another one may call by name (T.call_kernel).
+struct Callee {
+  Xbyak::Label* entry;
+  const PrimFunc* func;
 };
 
 // A value an outlined parallel body receives from its caller, 8 bytes each.
@@ -63,6 +76,11 @@ struct ModuleState {
   std::deque<Xbyak::Label> labels;  // stable addresses for outlined bodies
   std::vector<ParallelJob> jobs;
   GeneratorStats stats;
+  std::map<std::string, Callee, std::less<>> callees;
+  // Read-only data: each module constant placed once (name -> offset).
+  std::vector<uint8_t> rodata;
+  std::map<std::string, uint64_t, std::less<>> rodata_offsets;
+  std::vector<MachineCode::DataReference> data_references;
 };
 
 // The shape of one vector evaluation: lanes of 32 bits; inside a vectorized
@@ -105,6 +123,17 @@ class FunctionEmitter {
   bool offer_contraction(const ForNode& f);
   void emit_store(const BufferStoreNode& s);
   void emit_allocate(const AllocateNode& a);
+  // ---- emitter_module.cpp
+  void emit_heap_allocate(const AllocateNode& a, int64_t bytes);
+  void emit_allocate_const(const AllocateConstNode& a);
+  void emit_call_kernel(const CallNode& c);
+  void store_call_argument(const Expr& arg, DataType want, int slot, int index);
+  void call_external(const char* symbol);
+  std::vector<std::pair<int, int>> save_loop_registers();
+  void restore_loop_registers(const std::vector<std::pair<int, int>>& saved);
+  void free_heap(int slot);
+  void return_error_code();  // eax holds it: frees live heap storage, returns
+  void storage_address(const StorageLoc& loc, const Xbyak::Reg64& dst);
   void bind_var(const Var& v, int temp, DataType t);
   void unbind_var(const Var& v);
   [[noreturn]] void fail(const std::string& what) const;
@@ -151,11 +180,24 @@ class FunctionEmitter {
   std::map<const VarNode*, StorageLoc> storage_;
   std::map<const ExprNode*, int> need_cache_;
   Xbyak::Label fail_label_;
+  Xbyak::Label* fail_target_ = &fail_label_;  // integer division by zero jumps here
+  Xbyak::Label return_label_;                 // returns eax as it is
+  std::vector<int> heap_slots_;               // live heap allocations, outermost first
   size_t frame_patch_at_ = 0;
   bool outlined_ = false;
   SourceLoc loc_;  // of the statement being emitted
   int allocated_bytes_ = 0;
 };
+
+// How the SysV C ABI passes a parameter of a generated function (abi.cpp).
+enum class ArgClass { Int, Float };
+struct ArgPlace {
+  ArgClass cls;
+  int reg = -1;    // index into rdi, rsi, rdx, rcx, r8, r9, or an xmm number
+  int stack = -1;  // 8-byte slot number above the return address
+};
+ArgClass arg_class(const Param& p, const SourceLoc& loc);
+std::vector<ArgPlace> place_args(const PrimFunc& f, const SourceLoc& loc);
 
 // The vectorization rule (emitter_vector.cpp documents it); false with *why set otherwise.
 bool can_vectorize(const ForNode& f, Isa isa, std::string* why);

@@ -38,10 +38,7 @@ void FunctionEmitter::emit_parallel(const ForNode& f) {
   }
   for (const auto& [data, loc] : storage_) {
     job.captures.push_back({data, true, DataType::handle()});
-    if (loc.kind == StorageLoc::Kind::FrameOffset)
-      code_.lea(rax, ptr[rsp + loc.offset]);
-    else
-      code_.mov(rax, qword[rsp + loc.offset]);
+    storage_address(loc, rax);
     code_.mov(qword[rsp + closure + 8 * k], rax);
     ++k;
   }

@@ -284,7 +284,7 @@ Xbyak::RegExp FunctionEmitter::element_address(const Buffer& b, const Expr& inde
   if (it->second.kind == StorageLoc::Kind::FrameOffset) {
     base = Xbyak::RegExp(rsp) + static_cast<int>(disp);
   } else {
-    code_.mov(r11, qword[rsp + it->second.offset]);
+    storage_address(it->second, r11);
     base = Xbyak::RegExp(r11) + static_cast<int>(disp);
   }
   if (!c) base = base + Reg64(regs_.reg(*index_temp)) * es;
@@ -472,7 +472,7 @@ int FunctionEmitter::eval_int_binary(const BinaryNode& b) {
       const bool floor = b.kind == ExprKind::FloorDiv || b.kind == ExprKind::FloorMod;
       Xbyak::Label done;
       code_.test(rb, rb);
-      code_.jz(fail_label_, Xbyak::CodeGenerator::T_NEAR);
+      code_.jz(*fail_target_, Xbyak::CodeGenerator::T_NEAR);
       if (t.bits() == 64 && !u64) {
         // INT64_MIN / -1 traps in idiv; the IR wraps it.
         Xbyak::Label normal;
@@ -905,6 +905,20 @@ int FunctionEmitter::eval_call(const CallNode& c) {
       round_float(x.getIdx(), t);
       return v;
     }
+    if (t.bits() == 64) fail("float64 pow is not supported by the x86 generator");
+    int base = eval(c.args[0]);
+    int exponent = eval(c.args[1]);
+    int out = regs_.alloc(RegClass::Vec, 16, true);
+    std::vector<int> temps, scratch;
+    for (int i = 0; i < 3; ++i) temps.push_back(regs_.alloc(RegClass::Vec, 16, true));
+    int br = regs_.reg(base), er = regs_.reg(exponent), dr = regs_.reg(out);
+    for (int s : temps) scratch.push_back(regs_.reg(s));
+    emit_vec_pow(code_, m_.pool, target_.isa, 128, dr, br, er, scratch);
+    for (int s : temps) regs_.release(s);
+    regs_.release(base);
+    regs_.release(exponent);
+    round_float(dr, t);
+    return out;
   }
   if (op == "sqrt") {
     arity(1);

@@ -44,6 +44,8 @@ int loop_height(const Stmt& s) {
       return loop_height(s.as<LetStmtNode>()->body);
     case StmtKind::Allocate:
       return loop_height(s.as<AllocateNode>()->body);
+    case StmtKind::AllocateConst:
+      return loop_height(s.as<AllocateConstNode>()->body);
     case StmtKind::DeclBuffer:
       return loop_height(s.as<DeclBufferNode>()->body);
     default:
@@ -73,6 +75,8 @@ int stmt_size(const Stmt& s) {
       return 1 + stmt_size(s.as<LetStmtNode>()->body);
     case StmtKind::Allocate:
       return 1 + stmt_size(s.as<AllocateNode>()->body);
+    case StmtKind::AllocateConst:
+      return 1 + stmt_size(s.as<AllocateConstNode>()->body);
     case StmtKind::DeclBuffer:
       return stmt_size(s.as<DeclBufferNode>()->body);
     default:
@@ -163,6 +167,10 @@ void FunctionEmitter::emit(const Stmt& s) {
     case StmtKind::Evaluate: {
       const Expr& v = s.as<EvaluateNode>()->value;
       if (v.kind() == ExprKind::IntImm || v.kind() == ExprKind::FloatImm) break;
+      if (call_kernel_callee(v)) {
+        emit_call_kernel(*v.as<CallNode>());
+        break;
+      }
       if (v.dtype().is_vector()) fail("vector expression statement");
       int t = eval(v);
       regs_.release(t);
@@ -171,6 +179,9 @@ void FunctionEmitter::emit(const Stmt& s) {
     }
     case StmtKind::Allocate:
       emit_allocate(*s.as<AllocateNode>());
+      break;
+    case StmtKind::AllocateConst:
+      emit_allocate_const(*s.as<AllocateConstNode>());
       break;
     case StmtKind::DeclBuffer: {
       // Hand-written lowered code may declare a 1-D alias of existing storage.
@@ -328,6 +339,9 @@ bool FunctionEmitter::offer_contraction(const ForNode& f) {
 }
 
 void FunctionEmitter::emit_store(const BufferStoreNode& s) {
+  auto storage = storage_.find(s.buffer->data.get());
+  if (storage != storage_.end() && storage->second.kind == StorageLoc::Kind::Rodata)
+    fail("store to " + s.buffer->name + ", a view of a module constant (read-only)");
   if (s.indices.size() != 1)
     fail("store to " + s.buffer->name + " with " + std::to_string(s.indices.size()) +
          " indices (the lowered form has flat buffers)");
@@ -355,10 +369,14 @@ void FunctionEmitter::emit_allocate(const AllocateNode& a) {
   if (!n || *n < 0) fail("Allocate " + a.buffer_var->name + " of non-constant size");
   int64_t bytes = *n * a.dtype.bytes() * a.dtype.lanes();
   bytes = (bytes + 63) / 64 * 64;
-  if (allocated_bytes_ + bytes > kMaxStackAllocationBytes)
+  if (!outlined_ && allocated_bytes_ + bytes > kMaxStackAllocationBytes) {
+    emit_heap_allocate(a, bytes);
+    return;
+  }
+  if (allocated_bytes_ + bytes > kMaxParallelStackBytes)
     fail("Allocate " + a.buffer_var->name + " of " + std::to_string(bytes) +
-         " bytes exceeds the stack allocation limit of " +
-         std::to_string(kMaxStackAllocationBytes) + " bytes per function");
+         " bytes inside a parallel loop exceeds the stack allocation limit of " +
+         std::to_string(kMaxParallelStackBytes) + " bytes per parallel body");
   allocated_bytes_ += static_cast<int>(bytes);
   int offset = frame_.alloc(static_cast<int>(bytes), 64);
   storage_[a.buffer_var.get()] = {StorageLoc::Kind::FrameOffset, offset};
@@ -369,11 +387,8 @@ void FunctionEmitter::emit_allocate(const AllocateNode& a) {
 void FunctionEmitter::storage_base(const Var& data, const Xbyak::Reg64& dst) {
   auto it = storage_.find(data.get());
   if (it == storage_.end())
-    fail("buffer storage " + data->name + " is not a parameter or an Allocate");
-  if (it->second.kind == StorageLoc::Kind::FrameOffset)
-    code_.lea(dst, ptr[rsp + it->second.offset]);
-  else
-    code_.mov(dst, qword[rsp + it->second.offset]);
+    fail("buffer storage " + data->name + " is not a parameter, an Allocate or an AllocateConst");
+  storage_address(it->second, dst);
 }
 
 void FunctionEmitter::load_storage_address(const Var& data, const Xbyak::Reg64& dst) {

@@ -214,6 +214,8 @@ struct VectorRule {
         } else if (vec_math_fn_from_name(op, &fn)) {
           if (t != DataType::float32() || !math_available(fn, isa))
             return fail(op + " is not available");
+        } else if (op == "pow" && c->args.size() == 2) {
+          if (t != DataType::float32()) return fail("pow of " + t.str());
         } else {
           return fail("call " + op);
         }
@@ -511,6 +513,21 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
           fail("vector if_then_else whose arms may fault");
         SelectNode s(e.dtype(), c->args[0], c->args[1], c->args[2]);
         return eval_vec(Expr(std::make_shared<SelectNode>(s)), cx);
+      }
+      if (op == "pow" && c->args.size() == 2) {
+        if (t != DataType::float32()) fail("vector pow of " + t.str());
+        int base = eval_vec(c->args[0], cx);
+        int exponent = eval_vec(c->args[1], cx);
+        out = new_vec();
+        std::vector<int> temps, scratch;
+        for (int i = 0; i < 3; ++i) temps.push_back(new_vec());
+        int br = regs_.reg(base), er = regs_.reg(exponent), dr = regs_.reg(out);
+        for (int s : temps) scratch.push_back(regs_.reg(s));
+        emit_vec_pow(code_, m_.pool, target_.isa, bytes * 8, dr, br, er, scratch);
+        for (int s : temps) regs_.release(s);
+        regs_.release(base);
+        regs_.release(exponent);
+        break;
       }
       if (c->args.size() != 1) fail("vector call " + op);
       out = eval_vec(c->args[0], cx);

@@ -2,6 +2,7 @@
 // bodies into one position-independent text, constants at its end.
 #include "codegen/x86/generator.h"
 
+#include <deque>
 #include <set>
 
 #include "codegen/x86/emitter.h"
@@ -37,7 +38,7 @@ MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
   PlainAllocator allocator;
   Xbyak::CodeGenerator code(4096, Xbyak::AutoGrow, &allocator);
   ConstantPool pool;
-  ModuleState m{code, pool, options, {}, {}, {}, {}};
+  ModuleState m{code, pool, options, {}, {}, {}, {}, {}, {}, {}, {}};
   MachineCode out;
   std::set<std::string> seen;
   SpillStats spills;
@@ -50,12 +51,20 @@ MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
       legal.back().lowered = with_body(
           fc.lowered, split_wide_vectors(fc.lowered->body, options.target.vector_bits() / 8));
   }
+  // Every entry label exists before any code, so call_kernel may call forward.
+  std::deque<Xbyak::Label> entries(legal.size());
+  for (size_t i = 0; i < legal.size(); ++i) {
+    if (legal[i].name.empty()) continue;
+    if (!m.callees.emplace(legal[i].name, Callee{&entries[i], &legal[i].lowered}).second)
+      throw Error("x86 codegen: two functions are named '" + legal[i].name + "'");
+  }
   try {
-    for (const FunctionToCompile& fc : legal) {
+    for (size_t i = 0; i < legal.size(); ++i) {
+      const FunctionToCompile& fc = legal[i];
       check_symbol(fc.symbol, seen);
       if (!fc.lowered || !fc.lowered->body)
         throw Error("x86 codegen: function " + fc.symbol + " has no body");
-      Xbyak::Label entry;
+      Xbyak::Label& entry = entries[i];
       code.align(16);
       size_t start = code.getSize();
       FunctionEmitter fe(m, &fc.lowered, fc.symbol);
@@ -85,6 +94,8 @@ MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
   }
   out.text.assign(code.getCode(), code.getCode() + code.getSize());
   out.external_calls = m.external_calls;
+  out.rodata = std::move(m.rodata);
+  out.data_references = std::move(m.data_references);
   out.text_alignment = 64;
   if (stats) {
     *stats = m.stats;

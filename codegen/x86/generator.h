@@ -15,7 +15,7 @@ struct FunctionToCompile {
   PrimFunc lowered;    // must be in the lowered form
   // The module function name `T.call_kernel("name", ...)` refers to; empty:
   // not callable from the other functions.
-  std::string name;
+  std::string name = {};
 };
 
 struct GeneratorOptions {
@@ -37,6 +37,18 @@ struct GeneratorOptions {
 //                     buffer's data pointer, or a pointer to the scalar's value.
 // Parallel loops call tirc_parallel_for (runtime/tirc_runtime.h) as an external
 // call; loops of no other kind need the runtime.
+// Model modules (ir/function.h): `T.call_kernel("f", ...)` is a direct call to
+// the entry `symbol` of the function whose `name` is "f" (SysV ABI as above;
+// handles are a buffer's data var, an Allocate / AllocateConst var or
+// `T.address_of(buf[i])` = base + i * element size); a nonzero result returns
+// at once from the caller, which frees its heap storage first. AllocateConst
+// binds the bytes of options.module's constant, placed once in
+// MachineCode::rodata and reached rip-relative. An Allocate that would take a
+// function's stack allocations past kMaxStackAllocationBytes (256 KiB,
+// codegen/x86/emitter.h) comes from tirc_alloc and is released by tirc_free on
+// every way out; when tirc_alloc fails the function returns -1. Inside a
+// parallel loop Allocate stays on the stack (at most 4 MiB) and call_kernel is
+// refused. A function returns 1 after an integer division by zero.
 // Throws tirc::Error (with the statement's location when known) for anything
 // outside the lowered form or not supported on the target.
 MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,

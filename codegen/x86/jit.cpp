@@ -1,6 +1,8 @@
-// The JIT: one mapping holding the text and, after it, a 16-byte stub per
+// The JIT: one mapping holding the text, after it a 16-byte stub per
 // external symbol (`jmp [rip+0]; dq target`), so rel32 calls reach targets
-// anywhere in the address space. Written while RW, then made RX.
+// anywhere in the address space, and from the next page on the read-only data
+// (one mapping keeps it within rip-relative reach). Written while RW, then the
+// code pages made RX and the data pages R.
 #include "codegen/x86/jit.h"
 
 #include <dlfcn.h>
@@ -29,6 +31,8 @@ void* resolve(const std::string& name) {
   if (name == "tirc_parallel_for") return reinterpret_cast<void*>(&tirc_parallel_for);
   if (name == "tirc_set_num_threads") return reinterpret_cast<void*>(&tirc_set_num_threads);
   if (name == "tirc_get_num_threads") return reinterpret_cast<void*>(&tirc_get_num_threads);
+  if (name == "tirc_alloc") return reinterpret_cast<void*>(&tirc_alloc);
+  if (name == "tirc_free") return reinterpret_cast<void*>(&tirc_free);
   void* p = dlsym(RTLD_DEFAULT, name.c_str());
   if (!p) throw Error("jit: cannot resolve external symbol '" + name + "'");
   return p;
@@ -44,8 +48,14 @@ JitModule::JitModule(const MachineCode& code)
   for (const auto& c : code.external_calls) stub_of.emplace(c.symbol, stub_of.size());
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t stubs_at = (code.text.size() + 15) / 16 * 16;
-  const size_t bytes =
+  const size_t code_bytes =
       std::max<size_t>((stubs_at + stub_of.size() * kStubBytes + page - 1) / page * page, page);
+  const size_t rodata_at = code_bytes;  // page-aligned, so 64-aligned
+  const size_t rodata_bytes = (code.rodata.size() + page - 1) / page * page;
+  const size_t bytes = code_bytes + rodata_bytes;
+  if (bytes > (size_t{1} << 31))
+    throw Error("jit: code and read-only data of " + std::to_string(bytes) +
+                " bytes exceed rip-relative reach (2 GiB)");
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw Error("jit: mmap of " + std::to_string(bytes) + " bytes failed");
   mapping_->base = static_cast<uint8_t*>(p);
@@ -65,8 +75,18 @@ JitModule::JitModule(const MachineCode& code)
     const int32_t rel = static_cast<int32_t>(stub - static_cast<int64_t>(c.offset + 4));
     std::memcpy(base + c.offset, &rel, 4);
   }
-  if (mprotect(base, bytes, PROT_READ | PROT_EXEC) != 0)
+  if (!code.rodata.empty()) std::memcpy(base + rodata_at, code.rodata.data(), code.rodata.size());
+  for (const auto& d : code.data_references) {
+    if (d.offset + 4 > code.text.size()) throw Error("jit: data reference outside the text");
+    if (d.rodata_offset > code.rodata.size()) throw Error("jit: data reference outside rodata");
+    const int64_t target = static_cast<int64_t>(rodata_at + d.rodata_offset);
+    const int32_t rel = static_cast<int32_t>(target - static_cast<int64_t>(d.offset + 4));
+    std::memcpy(base + d.offset, &rel, 4);
+  }
+  if (mprotect(base, code_bytes, PROT_READ | PROT_EXEC) != 0)
     throw Error("jit: mprotect to read+exec failed");
+  if (rodata_bytes && mprotect(base + rodata_at, rodata_bytes, PROT_READ) != 0)
+    throw Error("jit: mprotect of read-only data failed");
 }
 
 JitModule::~JitModule() = default;

@@ -22,12 +22,26 @@ struct MachineCode {
     uint64_t offset = 0;
     std::string symbol;  // e.g. "tirc_parallel_for", "expf"
   };
+  // A rip-relative reference from text into rodata: the 4 bytes at `offset`
+  // (the last field of its instruction) hold a displacement that must become
+  // (rodata + rodata_offset) - (text + offset + 4). The JIT patches it; the ELF
+  // writer emits an R_X86_64_PC32 relocation against .rodata (addend
+  // rodata_offset - 4).
+  struct DataReference {
+    uint64_t offset = 0;
+    uint64_t rodata_offset = 0;
+  };
 
   // Code and its constants (reached rip-relative); no absolute addresses.
   std::vector<uint8_t> text;
   std::vector<Symbol> symbols;
   std::vector<ExternalCall> external_calls;
   uint64_t text_alignment = 64;
+  // Read-only data (a model's weights): each module constant bound by an
+  // AllocateConst once, each start aligned to 64 bytes.
+  std::vector<uint8_t> rodata;
+  uint64_t rodata_alignment = 64;
+  std::vector<DataReference> data_references;
 
   const Symbol* find(std::string_view name) const {
     for (const auto& s : symbols)

@@ -68,4 +68,23 @@ int vec_math_scratch_count(VecMathFn fn, Isa isa);
 void emit_vec_math(Xbyak::CodeGenerator& code, ConstantPool& pool, Isa isa, int bits, VecMathFn fn,
                    int dst, int src, std::span<const int> scratch);
 
+// pow(x, y) on float32 lanes: |x|^y = exp(y * log|x|) with the kernels above,
+// then the rules of C's powf: the sign of x when y is an odd integer, NaN for
+// a finite negative x and a non-integral y, 1 for y = +-0 (even for a NaN x),
+// x = 1 (even for a NaN y) and x = -1 with y = +-inf; x = +-0, +-inf, y = +-inf,
+// NaN, overflow to inf and underflow to 0 follow from exp and log exactly as C
+// defines them (e.g. pow(-0, -3) = -inf, pow(0.5, inf) = 0, pow(-inf, 0.5) = inf).
+// Accuracy: the error of log|x| is multiplied by |y|, so the bound grows with
+// z = |y * ln|x||: |got - exact| <= max_abs + max_rel * |exact| with
+// max_rel = 2e-7 + 1.2e-7 * z (z <= 103 for any finite nonzero result, so
+// at worst ~1.3e-5); vec_pow_accuracy(z) gives it. Same bits on both ISAs.
+MathAccuracy vec_pow_accuracy(double y_log_x);
+
+// dst = pow(x, y) on every float32 lane of `bits`-wide registers. dst must
+// differ from x and y (x and y may be the same register). Clobbers the first
+// 3 scratch registers and, on avx512, k6 and k7. Throws tirc::Error like
+// emit_vec_math for bad widths or registers.
+void emit_vec_pow(Xbyak::CodeGenerator& code, ConstantPool& pool, Isa isa, int bits, int dst, int x,
+                  int y, std::span<const int> scratch);
+
 }  // namespace tirc

@@ -59,6 +59,8 @@ class Emitter {
   void tanh(int dst, int src, int s0, int s1);
   void erf(int dst, int src, int s0, int s1);
   void sigmoid(int dst, int src, int s0, int s1);
+  // dst = pow(x, y); dst differs from x and y, which are read, not written.
+  void pow(int dst, int x, int y, int s0, int s1, int s2);
 
  private:
   Xbyak::CodeGenerator& c_;
