@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,6 +69,12 @@ class KernelBuilder {
   // combine receives (accumulator, value). Spatial iterators then reduce iterators.
   void emit_reduction(
       const std::string& block, const Buffer& out, const Shape& reduce_extents, Expr init,
+      const std::function<Expr(const std::vector<Expr>& i, const std::vector<Expr>& r)>& value,
+      const std::function<Expr(Expr acc, Expr v)>& combine);
+  // The same with an init that depends on the output position (Conv's bias).
+  void emit_reduction(
+      const std::string& block, const Buffer& out, const Shape& reduce_extents,
+      const ElementFn& init,
       const std::function<Expr(const std::vector<Expr>& i, const std::vector<Expr>& r)>& value,
       const std::function<Expr(Expr acc, Expr v)>& combine);
 
