@@ -339,6 +339,13 @@ TEST_CASE("binary arithmetic broadcasts like numpy", "[onnx-ops-a]") {
   NDArray nz = values({4}, {1, 2, 4, -8});
   check_equal(run1("Div", {{a}, {nz}}),
               ref_broadcast({&a, &nz}, f32, [](auto v) { return v[0] / v[1]; }));
+  // Opset 6's broadcast=1 with axis aligns B from that axis of A.
+  NDArray mid = ints({3}, 6);
+  NDArray legacy = run1("Add", {{a}, {mid}}, {{"broadcast", int64_t{1}}, {"axis", int64_t{1}}}, 6);
+  NDArray mid_col = values({3, 1}, as_vector(mid));
+  check_equal(legacy, ref_broadcast({&a, &mid_col}, f32, [](auto v) { return v[0] + v[1]; }));
+  CHECK_THROWS_WITH(run1("Add", {{a}, {mid}}, {{"broadcast", int64_t{1}}, {"axis", int64_t{3}}}, 6),
+                    Catch::Contains("axis 3 does not place B's 1 dimensions"));
   // A constant operand is read as an immediate.
   check_equal(run1("Mul", {{a}, constant(scalar(3))}),
               ref_broadcast({&a}, f32, [](auto v) { return v[0] * 3; }));

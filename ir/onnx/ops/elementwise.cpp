@@ -1,6 +1,7 @@
 // Elementwise operators: each output element is an expression of the input
 // elements at the (broadcast) same position, returned for the consumer to
 // inline.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -54,9 +55,27 @@ TensorValue map_broadcast(OpContext& ctx, std::vector<TensorValue> ins, DataType
                                  });
 }
 
+// Before opset 7, `broadcast=1, axis=k` aligns B with A's dimensions from k
+// on (numpy aligns trailing dimensions): B is read as a tensor of A's rank.
+TensorValue legacy_broadcast_b(OpContext& ctx, const TensorValue& a, const TensorValue& b) {
+  const Node& n = ctx.node();
+  if (ctx.opset() >= 7 || n.attr_int("broadcast", 0) == 0 || !n.has_attr("axis")) return b;
+  int64_t axis = n.attr_int("axis", 0);
+  if (axis < 0) axis += a.rank();
+  if (axis < 0 || axis + b.rank() > a.rank())
+    ctx.fail("axis " + std::to_string(n.attr_int("axis", 0)) + " does not place B's " +
+             std::to_string(b.rank()) + " dimensions inside A's " + std::to_string(a.rank()));
+  Shape shape(static_cast<size_t>(a.rank()), 1);
+  std::copy(b.shape.begin(), b.shape.end(), shape.begin() + axis);
+  return TensorValue::of_element(b.dtype, shape, [b, axis](const Indices& i) {
+    return b.load(Indices(i.begin() + axis, i.begin() + axis + b.rank()));
+  });
+}
+
 // Two inputs of one type (ONNX's binary operators do not promote).
 TensorValue same_type_binary(OpContext& ctx, DataType out, std::function<Expr(Expr, Expr)> f) {
-  const TensorValue &a = ctx.input(0), &b = ctx.input(1);
+  const TensorValue& a = ctx.input(0);
+  TensorValue b = legacy_broadcast_b(ctx, a, ctx.input(1));
   if (a.dtype != b.dtype)
     ctx.fail("inputs have different types (" + type_name(a.dtype) + " and " + type_name(b.dtype) +
              ")");
@@ -123,7 +142,8 @@ OpDef logical(std::string op, std::function<Expr(Expr, Expr)> f) {
 // ---- Pow ----------------------------------------------------------------------
 
 std::vector<TensorValue> build_pow(OpContext& ctx) {
-  const TensorValue &x = ctx.input(0), &y = ctx.input(1);
+  const TensorValue& x = ctx.input(0);
+  TensorValue y = legacy_broadcast_b(ctx, x, ctx.input(1));
   require_float(ctx, x, 0);
   require_numeric(ctx, y, 1);
   DataType t = x.dtype;
