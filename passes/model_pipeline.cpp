@@ -11,16 +11,33 @@ IRModule import_onnx_module(const std::string& path, const ModelOptions& options
   return graph_to_module(onnx::import_model_file(path), options);
 }
 
-IRModule graph_to_module(onnx::Graph graph, const ModelOptions& options) {
+namespace {
+
+IRModule build(onnx::Graph graph, const ModelOptions& options) {
   graph = onnx::fold_and_infer(std::move(graph), options.bind_inputs);
   size_t before = graph.nodes.size();
   graph = fold_batchnorm_into_conv(std::move(graph));
   // Folding BN can leave a Conv whose operands are all constants.
   if (graph.nodes.size() != before) graph = onnx::fold_and_infer(std::move(graph));
   std::vector<onnx::KernelGroup> groups = fuse_ops(graph, options.fuse);
-  onnx::BuildOptions build;
-  build.entry_name = options.entry_name;
-  return onnx::build_module(graph, groups, build);
+  onnx::BuildOptions build_options;
+  build_options.entry_name = options.entry_name;
+  return onnx::build_module(graph, groups, build_options);
+}
+
+}  // namespace
+
+IRModule graph_to_module(onnx::Graph graph, const ModelOptions& options) {
+  const std::string source = graph.source;
+  try {
+    return build(std::move(graph), options);
+  } catch (const Error& e) {
+    // Node diagnostics carry no position; name the model file as clang names a file.
+    if (e.loc().file || source.empty()) throw;
+    SourceLoc loc;
+    loc.file = std::make_shared<const std::string>(source);
+    throw Error(e.message(), loc);
+  }
 }
 
 }  // namespace tirc
