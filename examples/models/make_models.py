@@ -273,6 +273,9 @@ def write(name, model, x, ref, external=False):
     y = ref.astype(np.float32)
     with open(os.path.join(data, "output_0.pb"), "wb") as f:
         f.write(numpy_helper.from_array(y, "output").SerializeToString())
+    # Raw little-endian float32 copies for C programs (examples/cmake_project).
+    x.astype("<f4").tofile(os.path.join(data, "input_0.bin"))
+    y.astype("<f4").tofile(os.path.join(data, "output_0.bin"))
 
 
 def main():
