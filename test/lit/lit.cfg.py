@@ -19,4 +19,5 @@ if not tirc:
 
 config.substitutions.append(("%tirc", tirc))
 config.substitutions.append(("%examples", os.path.join(source_dir, "examples")))
+config.substitutions.append(("%testdata", os.path.join(source_dir, "test", "onnx")))
 config.environment["PATH"] = filecheck_dir + os.pathsep + config.environment.get("PATH", os.environ.get("PATH", ""))
