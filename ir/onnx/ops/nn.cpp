@@ -326,7 +326,12 @@ std::vector<TensorValue> build_conv_transpose(OpContext& ctx) {
   ctx.kernel().emit_reduction(
       "conv_transpose", y, reduce, init,
       [=](const Indices& i, const Indices& r) {
-        Expr g = group == 1 ? Expr() : floordiv(i[1], make_int(Mg));
+        // Output channel m belongs to group m / Mg, as column m % Mg of W.
+        Expr g, column = i[1];
+        if (group != 1) {
+          g = Mg == 1 ? i[1] : floordiv(i[1], make_int(Mg));
+          column = Mg == 1 ? make_int(0) : floormod(i[1], make_int(Mg));
+        }
         Expr channel = g ? times(g, Cg) + r[0] : r[0];
         Expr cond;
         Indices xi{i[0], channel};
@@ -343,7 +348,7 @@ std::vector<TensorValue> build_conv_transpose(OpContext& ctx) {
           cond = in_range(q, 0, win.in, cond, false, true);
           xi.push_back(q);
         }
-        Indices wi{channel, g ? floormod(i[1], make_int(Mg)) : i[1]};
+        Indices wi{channel, column};
         wi.insert(wi.end(), r.begin() + 1, r.end());
         return guarded(
             cond, [&] { return x.load(xi) * w.load(wi); }, zero_of(t));
@@ -498,9 +503,11 @@ Expr window_count(const Window& w, const Expr& o, int64_t lo, int64_t hi) {
   // Elements r with lo <= start + r * dil < hi: r from ceil((lo - start) / dil)
   // to floor((hi - 1 - start) / dil), clamped to [0, kernel - 1].
   Expr start = plus(times(o, w.stride), -w.pad_begin);
-  Expr d = make_int(w.dilation);
-  Expr first = max(floordiv(make_int(lo + w.dilation - 1) - start, d), make_int(0));
-  Expr last = min(floordiv(make_int(hi - 1) - start, d), make_int(w.kernel - 1));
+  auto over_dilation = [&](Expr e) {
+    return w.dilation == 1 ? e : floordiv(e, make_int(w.dilation));
+  };
+  Expr first = max(over_dilation(make_int(lo + w.dilation - 1) - start), make_int(0));
+  Expr last = min(over_dilation(make_int(hi - 1) - start), make_int(w.kernel - 1));
   return max(last - first + make_int(1), make_int(0));
 }
 
