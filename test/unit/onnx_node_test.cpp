@@ -43,6 +43,10 @@ const std::map<std::string, std::string>& exclusions() {
       {"node/test_training_dropout_default", "training-mode Dropout (random mask)"},
       {"node/test_training_dropout_zero_ratio",
        "training-mode Dropout (ratio is a run-time input)"},
+      {"node/test_batchnorm_epsilon_training_mode",
+       "BatchNormalization training_mode=1 (batch statistics, running-mean outputs): inference only"},
+      {"node/test_batchnorm_example_training_mode",
+       "BatchNormalization training_mode=1 (batch statistics, running-mean outputs): inference only"},
   };
   return table;
 }

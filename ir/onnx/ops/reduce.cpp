@@ -237,7 +237,7 @@ std::vector<TensorValue> build_softmax(OpContext& ctx, bool log) {
     int64_t axis = normalize_axis(ctx, ctx.node().attr_int("axis", -1), in.rank());
     mask = axes_mask({axis}, in.rank());
   }
-  Reduction red(in.shape, mask, true);
+  Reduction red(in.shape, mask, false);
   KernelBuilder& kb = ctx.kernel();
   Buffer out = ctx.output_buffer(0, t, in.shape);
   if (red.reduce_extents.empty()) {  // axis == rank before opset 13: each element alone

@@ -492,9 +492,12 @@ std::vector<TensorValue> build_pad(OpContext& ctx) {
           } else if (mode == "edge") {
             if (low) i = max(i, imm(0, t));
             if (high) i = min(i, imm(n - 1, t));
-          } else {  // reflect about the first and the last element
-            if (low) i = make_select(i < imm(0, t), imm(0, t) - i, i);
-            if (high) i = make_select(i >= imm(n, t), imm(2 * (n - 1), t) - i, i);
+          } else if (low || high) {
+            // Reflection about the first and the last element: n-1 - |n-1 - |i||
+            // (valid for -(n-1) <= i <= 2(n-1), which the pads check ensures).
+            Expr last = imm(n - 1, t);
+            Expr a = max(i, imm(0, t) - i);
+            i = last - max(last - a, a - last);
           }
           src[d] = i;
         }

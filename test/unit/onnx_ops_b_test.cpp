@@ -1,0 +1,1003 @@
+// The layout and reduction operators of the ONNX operator library, each built
+// as a one-node kernel, run in the interpreter and compared with a plain C++
+// reference written here; then compiled with the x86 generator.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+
+#include "codegen/x86/generator.h"
+#include "codegen/x86/jit.h"
+#include "codegen/x86/target.h"
+#include "ir/eval/interpreter.h"
+#include "ir/onnx/op.h"
+#include "passes/pipeline.h"
+
+namespace tirc::onnx {
+namespace {
+
+// ---- host tensors ---------------------------------------------------------------
+
+int64_t count(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+std::vector<int64_t> unflat(int64_t k, const Shape& s) {
+  std::vector<int64_t> idx(s.size());
+  for (size_t d = s.size(); d-- > 0;) {
+    idx[d] = k % s[d];
+    k /= s[d];
+  }
+  return idx;
+}
+
+int64_t flat(const std::vector<int64_t>& idx, const Shape& s) {
+  int64_t k = 0;
+  for (size_t d = 0; d < s.size(); ++d) k = k * s[d] + idx[d];
+  return k;
+}
+
+NDArray array(DataType t, Shape s, const std::vector<double>& v) {
+  NDArray a(t, s);
+  REQUIRE(static_cast<int64_t>(v.size()) == a.num_elements());
+  for (size_t k = 0; k < v.size(); ++k) a.set_float(static_cast<int64_t>(k), v[k]);
+  return a;
+}
+
+NDArray ints(const std::vector<int64_t>& v, DataType t = DataType::int64()) {
+  NDArray a(t, {static_cast<int64_t>(v.size())});
+  for (size_t k = 0; k < v.size(); ++k) a.set_int(static_cast<int64_t>(k), v[k]);
+  return a;
+}
+
+// Deterministic data: floats in [-3, 3), integers in [-20, 20).
+NDArray random_array(DataType t, Shape s, uint64_t seed) {
+  NDArray a(t, s);
+  uint64_t x = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  for (int64_t k = 0; k < a.num_elements(); ++k) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    double u = static_cast<double>(x >> 11) / static_cast<double>(1ULL << 53);
+    if (t.is_float())
+      a.set_float(k, u * 6 - 3);
+    else if (t.is_bool())
+      a.set_int(k, u < 0.5);
+    else
+      a.set_int(k, static_cast<int64_t>(u * 40) - 20);
+  }
+  return a;
+}
+
+// out[i] = in[source(i)] for every output index.
+NDArray gather_ref(const NDArray& in, const Shape& out_shape,
+                   const std::function<std::vector<int64_t>(const std::vector<int64_t>&)>& source) {
+  NDArray out(in.dtype(), out_shape);
+  for (int64_t k = 0; k < out.num_elements(); ++k) {
+    int64_t from = flat(source(unflat(k, out_shape)), in.shape());
+    if (in.dtype().is_float())
+      out.set_float(k, in.get_float(from));
+    else
+      out.set_int(k, in.get_int(from));
+  }
+  return out;
+}
+
+void expect_close(const NDArray& got, const NDArray& want, double rtol = 1e-5, double atol = 1e-6) {
+  REQUIRE(got.dtype() == want.dtype());
+  REQUIRE(got.shape() == want.shape());
+  for (int64_t k = 0; k < got.num_elements(); ++k) {
+    INFO("element " << k);
+    if (want.dtype().is_float()) {
+      double g = got.get_float(k), w = want.get_float(k);
+      if (std::isinf(w))
+        CHECK(g == w);
+      else
+        CHECK(std::abs(g - w) <= atol + rtol * std::abs(w));
+    } else {
+      CHECK(got.get_int(k) == want.get_int(k));
+    }
+  }
+}
+
+// ---- one-node kernels ------------------------------------------------------------
+
+struct Input {
+  NDArray array;
+  bool param = true;  // a kernel parameter the data is passed in
+  bool known = true;  // the value is known at compile time (shape-like inputs)
+  static Input data(NDArray a) { return {std::move(a), true, false}; }
+  static Input constant(NDArray a) { return {std::move(a), false, true}; }
+  static Input both(NDArray a) { return {std::move(a), true, true}; }
+  static Input absent() { return {NDArray(), false, false}; }
+};
+
+using Attrs = std::map<std::string, AttrValue>;
+
+struct NodeRun {
+  std::vector<TensorValue> values;  // what the operator returned
+  std::vector<NDArray> outputs;     // their contents after running the kernel
+  PrimFunc func;
+  std::vector<NDArray> args;  // the arrays of func's parameters, in order
+};
+
+Graph graph_of(int64_t opset) {
+  Graph g;
+  g.name = "test";
+  g.opset = opset;
+  return g;
+}
+
+Node node_of(const std::string& op, size_t n_inputs, size_t n_outputs, Attrs attrs,
+             const std::vector<bool>& present = {}) {
+  Node n;
+  n.name = "n";
+  n.op_type = op;
+  for (size_t i = 0; i < n_inputs; ++i)
+    n.inputs.push_back(i < present.size() && !present[i] ? "" : "in" + std::to_string(i));
+  for (size_t i = 0; i < n_outputs; ++i) n.outputs.push_back("out" + std::to_string(i));
+  n.attrs = std::move(attrs);
+  return n;
+}
+
+// Builds op as the only node of a kernel, runs it in the interpreter, returns the outputs.
+// outputs_leave: the outputs are kernel outputs (reductions then write the parameters).
+NodeRun run_node(const std::string& op, const std::vector<Input>& ins, Attrs attrs, int64_t opset,
+                 size_t n_outputs = 1, bool outputs_leave = false) {
+  const OpDef* def = find_op("", op);
+  REQUIRE(def != nullptr);
+  Graph g = graph_of(opset);
+  std::vector<bool> present;
+  for (const Input& in : ins) present.push_back(in.param || in.known);
+  Node node = node_of(op, ins.size(), n_outputs, std::move(attrs), present);
+  KernelBuilder kb("k_" + op);
+  std::vector<TensorValue> values;
+  std::map<const BufferNode*, NDArray> arrays;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const Input& in = ins[i];
+    TensorValue v;
+    if (in.param) {
+      Buffer b = kb.add_param("in" + std::to_string(i), in.array.dtype(), in.array.shape());
+      v = TensorValue::of_buffer(b, in.array.shape());
+      arrays[b.get()] = in.array;
+    }
+    if (in.known) {
+      auto value = std::make_shared<const NDArray>(in.array);
+      if (in.param)
+        v.value = value;
+      else
+        v = TensorValue::of_constant(value);
+    }
+    values.push_back(v);
+  }
+  OpContext ctx(g, node, values, kb, std::vector<bool>(n_outputs, outputs_leave));
+  NodeRun r;
+  r.values = def->build(ctx);
+  REQUIRE(r.values.size() == n_outputs);
+  std::vector<Buffer> outs;
+  for (size_t i = 0; i < n_outputs; ++i) {
+    const TensorValue& v = r.values[i];
+    if (v.value && !v.buffer && !v.element) {  // known at compile time: nothing to run
+      outs.push_back(nullptr);
+      continue;
+    }
+    bool is_input = v.buffer && arrays.count(v.buffer.get()) != 0;
+    if (outputs_leave && v.buffer && !is_input) {
+      outs.push_back(v.buffer);
+    } else {
+      Buffer b = kb.add_param("out" + std::to_string(i), v.dtype, v.shape);
+      kb.write_to(v, b, "write_out" + std::to_string(i));
+      outs.push_back(b);
+    }
+    arrays[outs.back().get()] = NDArray(v.dtype, v.shape);
+  }
+  r.func = kb.finish();
+  std::vector<Argument> args;
+  for (const Param& p : r.func->params) {
+    REQUIRE(p.buffer);
+    auto it = arrays.find(p.buffer.get());
+    REQUIRE(it != arrays.end());
+    r.args.push_back(it->second);
+  }
+  for (NDArray& a : r.args) args.push_back({&a, 0, 0});
+  run(r.func, args);
+  for (size_t i = 0; i < n_outputs; ++i) {
+    if (!outs[i]) {
+      r.outputs.push_back(*r.values[i].value);
+      continue;
+    }
+    for (size_t p = 0; p < r.func->params.size(); ++p)
+      if (r.func->params[p].buffer.get() == outs[i].get()) r.outputs.push_back(r.args[p]);
+  }
+  REQUIRE(r.outputs.size() == n_outputs);
+  return r;
+}
+
+// The Error message of building op, or "" when it builds.
+std::string build_error(const std::string& op, const std::vector<Input>& ins, Attrs attrs,
+                        int64_t opset, size_t n_outputs = 1) {
+  try {
+    run_node(op, ins, std::move(attrs), opset, n_outputs);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const DataType f32 = DataType::float32();
+const DataType i64 = DataType::int64();
+const DataType i32 = DataType::int32();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+// ---- Reshape, Flatten, Squeeze, Unsqueeze ---------------------------------------------
+
+NDArray with_shape(const NDArray& a, const Shape& s) {
+  return gather_ref(a, s,
+                    [&](const std::vector<int64_t>& i) { return unflat(flat(i, s), a.shape()); });
+}
+
+TEST_CASE("Reshape: 0 copies, -1 infers, allowzero, size-1 shapes", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {2, 3, 4}, 1);
+  auto r = run_node("Reshape", {Input::data(x), Input::constant(ints({4, 0, -1}))}, {}, 14);
+  expect_close(r.outputs[0], with_shape(x, {4, 3, 2}));
+  r = run_node("Reshape", {Input::data(x), Input::constant(ints({-1}))}, {}, 13);
+  expect_close(r.outputs[0], with_shape(x, {24}));
+  NDArray y = random_array(i64, {1, 6, 1, 4}, 2);
+  r = run_node("Reshape", {Input::data(y), Input::constant(ints({6, 1, 4}))}, {}, 13);
+  expect_close(r.outputs[0], with_shape(y, {6, 1, 4}));
+  NDArray empty(f32, {0, 3, 4});
+  r = run_node("Reshape", {Input::data(empty), Input::constant(ints({3, 4, 0}))},
+               {{"allowzero", int64_t{1}}}, 14);
+  CHECK(r.values[0].shape == Shape{3, 4, 0});
+  r = run_node("Reshape", {Input::data(x)}, {{"shape", std::vector<int64_t>{6, 4}}}, 1);
+  expect_close(r.outputs[0], with_shape(x, {6, 4}));
+}
+
+TEST_CASE("Reshape errors name the node", "[onnx-ops-b]") {
+  NDArray x(f32, {2, 3, 4});
+  CHECK_THAT(build_error("Reshape", {Input::data(x), Input::constant(ints({-1, -1}))}, {}, 14),
+             Catch::Contains("node 'n' (Reshape)") && Catch::Contains("more than one -1"));
+  CHECK_THAT(build_error("Reshape", {Input::data(x), Input::constant(ints({5, -1}))}, {}, 14),
+             Catch::Contains("cannot infer"));
+  CHECK_THAT(build_error("Reshape", {Input::data(x), Input::constant(ints({5, 5}))}, {}, 14),
+             Catch::Contains("cannot reshape"));
+  CHECK_THAT(build_error("Reshape", {Input::data(x), Input::data(ints({4, 6}))}, {}, 14),
+             Catch::Contains("must be known at compile time"));
+  CHECK_THAT(build_error("Reshape", {Input::data(x), Input::constant(ints({0, -1}))},
+                         {{"allowzero", int64_t{1}}}, 14),
+             Catch::Contains("both -1 and 0"));
+}
+
+TEST_CASE("Flatten at positive and negative axes", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {2, 3, 4, 5}, 3);
+  for (int64_t axis : {0, 1, 2, 4, -1, -3}) {
+    int64_t a = axis < 0 ? axis + 4 : axis;
+    int64_t outer = 1;
+    for (int64_t d = 0; d < a; ++d) outer *= x.shape()[static_cast<size_t>(d)];
+    auto r = run_node("Flatten", {Input::data(x)}, {{"axis", axis}}, 13);
+    expect_close(r.outputs[0], with_shape(x, {outer, 120 / outer}));
+  }
+  auto r = run_node("Flatten", {Input::data(x)}, {}, 13);
+  CHECK(r.values[0].shape == Shape{2, 60});
+  CHECK_THAT(build_error("Flatten", {Input::data(x)}, {{"axis", int64_t{5}}}, 13),
+             Catch::Contains("out of range"));
+}
+
+TEST_CASE("Squeeze and Unsqueeze: attribute before opset 13, input from 13", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {1, 3, 1, 5}, 4);
+  auto r = run_node("Squeeze", {Input::data(x), Input::constant(ints({-2}))}, {}, 13);
+  expect_close(r.outputs[0], with_shape(x, {1, 3, 5}));
+  r = run_node("Squeeze", {Input::data(x)}, {{"axes", std::vector<int64_t>{0}}}, 11);
+  expect_close(r.outputs[0], with_shape(x, {3, 1, 5}));
+  r = run_node("Squeeze", {Input::data(x)}, {}, 13);
+  expect_close(r.outputs[0], with_shape(x, {3, 5}));
+  CHECK_THAT(build_error("Squeeze", {Input::data(x), Input::constant(ints({1}))}, {}, 13),
+             Catch::Contains("cannot squeeze axis 1"));
+
+  NDArray y = random_array(i64, {3, 4}, 5);
+  r = run_node("Unsqueeze", {Input::data(y), Input::constant(ints({-1, 0}))}, {}, 13);
+  expect_close(r.outputs[0], with_shape(y, {1, 3, 4, 1}));
+  r = run_node("Unsqueeze", {Input::data(y)}, {{"axes", std::vector<int64_t>{1}}}, 11);
+  expect_close(r.outputs[0], with_shape(y, {3, 1, 4}));
+  CHECK_THAT(build_error("Unsqueeze", {Input::data(y), Input::constant(ints({1, 1}))}, {}, 13),
+             Catch::Contains("repeat"));
+  CHECK_THAT(build_error("Unsqueeze", {Input::data(y)}, {{"axes", std::vector<int64_t>{1}}}, 13),
+             Catch::Contains("replaced by input 1"));
+}
+
+// ---- Transpose, Expand ------------------------------------------------------------
+
+TEST_CASE("Transpose: default reverses, perm on int64", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {2, 3, 4}, 6);
+  auto r = run_node("Transpose", {Input::data(x)}, {}, 13);
+  expect_close(r.outputs[0], gather_ref(x, {4, 3, 2}, [](const std::vector<int64_t>& i) {
+                 return std::vector<int64_t>{i[2], i[1], i[0]};
+               }));
+  NDArray y = random_array(i64, {2, 3, 4}, 7);
+  r = run_node("Transpose", {Input::data(y)}, {{"perm", std::vector<int64_t>{1, 2, 0}}}, 13);
+  expect_close(r.outputs[0], gather_ref(y, {3, 4, 2}, [](const std::vector<int64_t>& i) {
+                 return std::vector<int64_t>{i[2], i[0], i[1]};
+               }));
+  CHECK_THAT(
+      build_error("Transpose", {Input::data(x)}, {{"perm", std::vector<int64_t>{0, 0, 1}}}, 13),
+      Catch::Contains("not a permutation"));
+  CHECK_THAT(build_error("Transpose", {Input::data(x)}, {{"perm", std::vector<int64_t>{0, 1}}}, 13),
+             Catch::Contains("one entry per dimension"));
+}
+
+TEST_CASE("Expand broadcasts both ways", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {3, 1}, 8);
+  auto r = run_node("Expand", {Input::data(x), Input::constant(ints({2, 1, 6}))}, {}, 13);
+  expect_close(r.outputs[0], gather_ref(x, {2, 3, 6}, [](const std::vector<int64_t>& i) {
+                 return std::vector<int64_t>{i[1], 0};
+               }));
+  CHECK_THAT(build_error("Expand", {Input::data(x), Input::constant(ints({2, 4}))}, {}, 13),
+             Catch::Contains("cannot expand"));
+}
+
+// ---- Concat, Split, Slice -------------------------------------------------------
+
+TEST_CASE("Concat of several inputs along a negative axis, and of int64", "[onnx-ops-b]") {
+  NDArray a = random_array(f32, {2, 1, 3}, 9), b = random_array(f32, {2, 4, 3}, 10),
+          c = random_array(f32, {2, 2, 3}, 11);
+  auto r = run_node("Concat", {Input::data(a), Input::data(b), Input::data(c)},
+                    {{"axis", int64_t{-2}}}, 13);
+  NDArray want(f32, {2, 7, 3});
+  for (int64_t k = 0; k < want.num_elements(); ++k) {
+    auto i = unflat(k, want.shape());
+    const NDArray& src = i[1] < 1 ? a : i[1] < 5 ? b : c;
+    int64_t j = i[1] < 1 ? i[1] : i[1] < 5 ? i[1] - 1 : i[1] - 5;
+    want.set_float(k, src.get_float(flat({i[0], j, i[2]}, src.shape())));
+  }
+  expect_close(r.outputs[0], want);
+
+  auto s = run_node(
+      "Concat", {Input::data(ints({1, 2})), Input::data(ints({3})), Input::constant(ints({-7, 8}))},
+      {{"axis", int64_t{0}}}, 13);
+  expect_close(s.outputs[0], ints({1, 2, 3, -7, 8}));
+  CHECK_THAT(build_error("Concat", {Input::data(a), Input::data(NDArray(f32, {3, 1, 3}))},
+                         {{"axis", int64_t{1}}}, 13),
+             Catch::Contains("does not match input 0"));
+  CHECK_THAT(build_error("Concat", {Input::data(a), Input::data(NDArray(i64, {2, 1, 3}))},
+                         {{"axis", int64_t{1}}}, 13),
+             Catch::Contains("is int64"));
+  CHECK_THAT(build_error("Concat", {Input::data(a)}, {{"axis", int64_t{3}}}, 13),
+             Catch::Contains("out of range"));
+}
+
+TEST_CASE("Split: equal parts, split attribute (opset 11) and input (opset 13)", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {2, 6}, 12);
+  auto part = [&](int64_t begin, int64_t n) {
+    return gather_ref(x, {2, n}, [begin](const std::vector<int64_t>& i) {
+      return std::vector<int64_t>{i[0], i[1] + begin};
+    });
+  };
+  auto r = run_node("Split", {Input::data(x)}, {{"axis", int64_t{-1}}}, 13, 3);
+  for (int k = 0; k < 3; ++k) expect_close(r.outputs[static_cast<size_t>(k)], part(2 * k, 2));
+  r = run_node("Split", {Input::data(x), Input::constant(ints({1, 3, 2}))}, {{"axis", int64_t{1}}},
+               13, 3);
+  expect_close(r.outputs[0], part(0, 1));
+  expect_close(r.outputs[1], part(1, 3));
+  expect_close(r.outputs[2], part(4, 2));
+  r = run_node("Split", {Input::data(x)},
+               {{"axis", int64_t{1}}, {"split", std::vector<int64_t>{4, 2}}}, 11, 2);
+  expect_close(r.outputs[0], part(0, 4));
+  expect_close(r.outputs[1], part(4, 2));
+  CHECK_THAT(build_error("Split", {Input::data(x)}, {{"axis", int64_t{1}}}, 13, 4),
+             Catch::Contains("does not split into 4 equal parts"));
+  CHECK_THAT(build_error("Split", {Input::data(x), Input::constant(ints({1, 2}))},
+                         {{"axis", int64_t{1}}}, 13, 2),
+             Catch::Contains("sums to 3"));
+}
+
+// Python's slice semantics, written out: the selected positions of one axis.
+std::vector<int64_t> slice_positions(int64_t dim, int64_t start, int64_t end, int64_t step) {
+  auto fix = [dim](int64_t v, int64_t lo, int64_t hi) {
+    if (v < 0) v = v < -dim ? lo : v + dim;
+    return std::min(std::max(v, lo), hi);
+  };
+  std::vector<int64_t> out;
+  if (step > 0) {
+    for (int64_t i = fix(start, 0, dim); i < fix(end, 0, dim); i += step) out.push_back(i);
+  } else {
+    for (int64_t i = fix(start, -1, dim - 1); i > fix(end, -1, dim - 1); i += step)
+      out.push_back(i);
+  }
+  return out;
+}
+
+NDArray slice_ref(const NDArray& x, const std::vector<int64_t>& starts,
+                  const std::vector<int64_t>& ends, std::vector<int64_t> axes,
+                  std::vector<int64_t> steps) {
+  int64_t rank = static_cast<int64_t>(x.shape().size());
+  std::vector<std::vector<int64_t>> pos;
+  for (int64_t d : x.shape()) {
+    std::vector<int64_t> all;
+    for (int64_t i = 0; i < d; ++i) all.push_back(i);
+    pos.push_back(all);
+  }
+  if (axes.empty())
+    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  for (size_t k = 0; k < starts.size(); ++k) {
+    size_t a = static_cast<size_t>(axes[k] < 0 ? axes[k] + rank : axes[k]);
+    pos[a] = slice_positions(x.shape()[a], starts[k], ends[k], steps[k]);
+  }
+  Shape out;
+  for (auto& p : pos) out.push_back(static_cast<int64_t>(p.size()));
+  return gather_ref(x, out, [&](const std::vector<int64_t>& i) {
+    std::vector<int64_t> src;
+    for (size_t d = 0; d < i.size(); ++d) src.push_back(pos[d][static_cast<size_t>(i[d])]);
+    return src;
+  });
+}
+
+TEST_CASE("Slice: negative steps, clamping, INT64 bounds, negative axes", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {6, 5, 4}, 13);
+  struct Case {
+    std::vector<int64_t> starts, ends, axes, steps;
+  };
+  std::vector<Case> cases = {
+      {{1, 0}, {4, 3}, {0, 1}, {}},
+      {{-1}, {kMin}, {-2}, {-1}},
+      {{kMax, 1}, {0, 100}, {2, 0}, {-2, 2}},
+      {{-100}, {kMax}, {1}, {3}},
+      {{3, -2, 0}, {-7, 0, 4}, {0, 1, 2}, {-1, -1, 3}},
+      {{10}, {20}, {0}, {1}},  // empty
+      {{0, 0}, {-1, 2}, {}, {}},
+  };
+  for (const Case& c : cases) {
+    std::vector<Input> ins{Input::data(x), Input::constant(ints(c.starts)),
+                           Input::constant(ints(c.ends))};
+    ins.push_back(c.axes.empty() ? Input::absent() : Input::constant(ints(c.axes)));
+    ins.push_back(c.steps.empty() ? Input::absent() : Input::constant(ints(c.steps)));
+    NDArray want = slice_ref(x, c.starts, c.ends, c.axes, c.steps);
+    if (want.num_elements() == 0) {  // an empty result: only its shape
+      const OpDef* def = find_op("", "Slice");
+      Graph g = graph_of(13);
+      Node node = node_of("Slice", 5, 1, {}, {true, true, true, !c.axes.empty(), !c.steps.empty()});
+      KernelBuilder kb("k");
+      std::vector<TensorValue> vals{
+          TensorValue::of_buffer(kb.add_param("x", f32, x.shape()), x.shape())};
+      for (size_t i = 1; i < ins.size(); ++i)
+        vals.push_back(ins[i].known
+                           ? TensorValue::of_constant(std::make_shared<NDArray>(ins[i].array))
+                           : TensorValue{});
+      OpContext ctx(g, node, vals, kb);
+      CHECK(def->build(ctx)[0].shape == want.shape());
+      continue;
+    }
+    expect_close(run_node("Slice", ins, {}, 13).outputs[0], want);
+  }
+  // Opset 1: attributes.
+  auto r = run_node("Slice", {Input::data(x)},
+                    {{"starts", std::vector<int64_t>{1, -3}},
+                     {"ends", std::vector<int64_t>{kMax, -1}},
+                     {"axes", std::vector<int64_t>{0, 2}}},
+                    1);
+  expect_close(r.outputs[0], slice_ref(x, {1, -3}, {kMax, -1}, {0, 2}, {}));
+  CHECK_THAT(build_error("Slice",
+                         {Input::data(x), Input::constant(ints({0})), Input::constant(ints({1})),
+                          Input::constant(ints({0})), Input::constant(ints({0}))},
+                         {}, 13),
+             Catch::Contains("step 0"));
+  CHECK_THAT(
+      build_error("Slice",
+                  {Input::data(x), Input::constant(ints({0})), Input::constant(ints({1, 2}))}, {},
+                  13),
+      Catch::Contains("differ in length"));
+  CHECK_THAT(build_error("Slice",
+                         {Input::data(x), Input::constant(ints({0, 0})),
+                          Input::constant(ints({1, 1})), Input::constant(ints({1, -2}))},
+                         {}, 13),
+             Catch::Contains("repeat"));
+}
+
+// ---- Gather, Pad ------------------------------------------------------------------
+
+NDArray gather_axis_ref(const NDArray& data, const NDArray& idx, int64_t axis) {
+  Shape out(data.shape().begin(), data.shape().begin() + axis);
+  out.insert(out.end(), idx.shape().begin(), idx.shape().end());
+  out.insert(out.end(), data.shape().begin() + axis + 1, data.shape().end());
+  size_t q = idx.shape().size();
+  int64_t dim = data.shape()[static_cast<size_t>(axis)];
+  return gather_ref(data, out, [&](const std::vector<int64_t>& i) {
+    std::vector<int64_t> at(i.begin() + axis, i.begin() + axis + static_cast<int64_t>(q));
+    int64_t j = idx.get_int(flat(at, idx.shape()));
+    if (j < 0) j += dim;
+    std::vector<int64_t> src(i.begin(), i.begin() + axis);
+    src.push_back(j);
+    src.insert(src.end(), i.begin() + axis + static_cast<int64_t>(q), i.end());
+    return src;
+  });
+}
+
+TEST_CASE("Gather: run-time and known indices, negative indices, int64 data", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {3, 5, 2}, 14);
+  NDArray idx(i64, {2, 2});
+  for (int64_t k = 0; k < 4; ++k)
+    idx.set_int(k, std::vector<int64_t>{0, -1, 3, -5}[static_cast<size_t>(k)]);
+  for (Input in : {Input::data(idx), Input::both(idx), Input::constant(idx)}) {
+    auto r = run_node("Gather", {Input::data(x), in}, {{"axis", int64_t{-2}}}, 13);
+    expect_close(r.outputs[0], gather_axis_ref(x, idx, 1));
+  }
+  NDArray y = random_array(i64, {4, 3}, 15);
+  NDArray idx32 = ints({2, -4, 1}, i32);
+  expect_close(run_node("Gather", {Input::data(y), Input::data(idx32)}, {}, 13).outputs[0],
+               gather_axis_ref(y, idx32, 0));
+  NDArray scalar(i64, {});
+  scalar.set_int(0, -1);
+  auto r =
+      run_node("Gather", {Input::data(y), Input::constant(scalar)}, {{"axis", int64_t{1}}}, 13);
+  expect_close(r.outputs[0], gather_axis_ref(y, scalar, 1));
+  CHECK(r.values[0].shape == Shape{4});
+  CHECK_THAT(build_error("Gather", {Input::data(y), Input::constant(ints({4}))}, {}, 13),
+             Catch::Contains("index 4 is out of range"));
+  CHECK_THAT(build_error("Gather", {Input::data(y), Input::data(array(f32, {1}, {0}))}, {}, 13),
+             Catch::Contains("indices must be"));
+}
+
+NDArray pad_ref(const NDArray& x, const std::vector<int64_t>& pads, const std::string& mode,
+                double value) {
+  size_t rank = x.shape().size();
+  Shape out;
+  for (size_t d = 0; d < rank; ++d) out.push_back(x.shape()[d] + pads[d] + pads[d + rank]);
+  NDArray y(x.dtype(), out);
+  for (int64_t k = 0; k < y.num_elements(); ++k) {
+    auto i = unflat(k, out);
+    bool inside = true;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t n = x.shape()[d], j = i[d] - pads[d];
+      if (mode == "edge") j = std::min(std::max(j, int64_t{0}), n - 1);
+      if (mode == "reflect") j = j < 0 ? -j : j >= n ? 2 * (n - 1) - j : j;
+      inside = inside && j >= 0 && j < n;
+      i[d] = j;
+    }
+    double v = inside ? x.get_float(flat(i, x.shape())) : value;
+    y.set_float(k, v);
+  }
+  return y;
+}
+
+TEST_CASE("Pad: constant, reflect, edge; pads attribute and input", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {1, 3, 4, 5}, 16);
+  std::vector<int64_t> pads{0, 0, 1, 2, 0, 1, 2, 3};
+  NDArray fill(f32, {});
+  fill.set_float(0, 1.5);
+  auto r = run_node("Pad", {Input::data(x), Input::constant(ints(pads)), Input::data(fill)},
+                    {{"mode", std::string("constant")}}, 13);
+  expect_close(r.outputs[0], pad_ref(x, pads, "constant", 1.5));
+  r = run_node("Pad", {Input::data(x), Input::constant(ints(pads))},
+               {{"mode", std::string("reflect")}}, 13);
+  expect_close(r.outputs[0], pad_ref(x, pads, "reflect", 0));
+  NDArray xi = random_array(i32, {1, 3, 4, 5}, 17);
+  r = run_node("Pad", {Input::data(xi), Input::constant(ints(pads))},
+               {{"mode", std::string("edge")}}, 13);
+  expect_close(r.outputs[0], pad_ref(xi, pads, "edge", 0));
+  r = run_node("Pad", {Input::data(xi), Input::constant(ints(pads))},
+               {{"mode", std::string("reflect")}}, 13);
+  expect_close(r.outputs[0], pad_ref(xi, pads, "reflect", 0));
+  // Opset 2: attributes; negative pads crop.
+  std::vector<int64_t> crop{0, -1, 2, 0, 0, 0, -1, 1};
+  r = run_node("Pad", {Input::data(x)}, {{"pads", crop}, {"value", 2.0}}, 2);
+  NDArray want = pad_ref(gather_ref(x, {1, 2, 4, 5},
+                                    [](const std::vector<int64_t>& i) {
+                                      return std::vector<int64_t>{i[0], i[1] + 1, i[2], i[3]};
+                                    }),
+                         {0, 0, 2, 0, 0, 0, -1, 1}, "constant", 2.0);
+  expect_close(r.outputs[0], want);
+  CHECK_THAT(build_error("Pad", {Input::data(x), Input::constant(ints(pads))},
+                         {{"mode", std::string("wrap")}}, 13),
+             Catch::Contains("mode 'wrap'"));
+  CHECK_THAT(build_error("Pad", {Input::data(x), Input::constant(ints({0, 0, 4, 0, 0, 0, 0, 0}))},
+                         {{"mode", std::string("reflect")}}, 13),
+             Catch::Contains("smaller than the extent"));
+  CHECK_THAT(build_error("Pad", {Input::data(x), Input::constant(ints({0, 0}))}, {}, 13),
+             Catch::Contains("2 * rank"));
+}
+
+// ---- Identity, Dropout, Constant, Shape, Size, ConstantOfShape ---------------------------
+
+TEST_CASE("Identity and Dropout pass the input; Dropout's mask is all true", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {3, 4}, 18);
+  expect_close(run_node("Identity", {Input::data(x)}, {}, 16).outputs[0], x);
+  NDArray ratio(f32, {});
+  ratio.set_float(0, 0.5);
+  auto r =
+      run_node("Dropout", {Input::data(x), Input::constant(ratio)}, {{"seed", int64_t{0}}}, 13, 2);
+  expect_close(r.outputs[0], x);
+  NDArray ones(DataType::boolean(), {3, 4});
+  for (int64_t k = 0; k < 12; ++k) ones.set_int(k, 1);
+  expect_close(r.outputs[1], ones);
+  NDArray training(DataType::boolean(), {});
+  training.set_int(0, 1);
+  CHECK_THAT(
+      build_error("Dropout", {Input::data(x), Input::constant(ratio), Input::constant(training)},
+                  {}, 13),
+      Catch::Contains("training mode"));
+}
+
+TEST_CASE("Constant, Shape, Size and ConstantOfShape give values", "[onnx-ops-b]") {
+  auto tensor = std::make_shared<const NDArray>(array(f32, {2}, {1.5, -2}));
+  auto r = run_node("Constant", {}, {{"value", tensor}}, 13);
+  expect_close(r.outputs[0], *tensor);
+  CHECK(r.values[0].value);
+  expect_close(
+      run_node("Constant", {}, {{"value_floats", std::vector<double>{0.25, 4}}}, 13).outputs[0],
+      array(f32, {2}, {0.25, 4}));
+  expect_close(
+      run_node("Constant", {}, {{"value_ints", std::vector<int64_t>{7, -8}}}, 13).outputs[0],
+      ints({7, -8}));
+  NDArray seven(i64, {});
+  seven.set_int(0, 7);
+  expect_close(run_node("Constant", {}, {{"value_int", int64_t{7}}}, 13).outputs[0], seven);
+  CHECK_THAT(build_error("Constant", {}, {{"sparse_value", tensor}}, 13),
+             Catch::Contains("'sparse_value'"));
+
+  NDArray x = random_array(f32, {3, 4, 5}, 19);
+  expect_close(run_node("Shape", {Input::data(x)}, {}, 13).outputs[0], ints({3, 4, 5}));
+  expect_close(run_node("Shape", {Input::data(x)}, {{"start", int64_t{-2}}}, 15).outputs[0],
+               ints({4, 5}));
+  expect_close(
+      run_node("Shape", {Input::data(x)}, {{"start", int64_t{1}}, {"end", int64_t{-1}}}, 15)
+          .outputs[0],
+      ints({4}));
+  expect_close(
+      run_node("Shape", {Input::data(x)}, {{"start", int64_t{-10}}, {"end", int64_t{10}}}, 15)
+          .outputs[0],
+      ints({3, 4, 5}));
+  CHECK(run_node("Shape", {Input::data(x)}, {{"start", int64_t{2}}, {"end", int64_t{1}}}, 15)
+            .values[0]
+            .shape == Shape{0});
+  NDArray sixty(i64, {});
+  sixty.set_int(0, 60);
+  expect_close(run_node("Size", {Input::data(x)}, {}, 13).outputs[0], sixty);
+
+  auto one = std::make_shared<const NDArray>(ints({3}, i32));
+  NDArray want(i32, {2, 3});
+  for (int64_t k = 0; k < 6; ++k) want.set_int(k, 3);
+  expect_close(
+      run_node("ConstantOfShape", {Input::constant(ints({2, 3}))}, {{"value", one}}, 9).outputs[0],
+      want);
+}
+
+// ---- reductions ---------------------------------------------------------------------
+
+// Reduces x over `axes` (all when empty) with f(values) per output element.
+NDArray reduce_ref(const NDArray& x, std::vector<int64_t> axes, bool keepdims,
+                   const std::function<double(const std::vector<double>&)>& f) {
+  int64_t rank = static_cast<int64_t>(x.shape().size());
+  std::vector<bool> red(static_cast<size_t>(rank), axes.empty());
+  for (int64_t a : axes) red[static_cast<size_t>(a < 0 ? a + rank : a)] = true;
+  Shape kept;
+  for (size_t d = 0; d < red.size(); ++d) kept.push_back(red[d] ? 1 : x.shape()[d]);
+  std::vector<std::vector<double>> groups(static_cast<size_t>(count(kept)));
+  for (int64_t k = 0; k < x.num_elements(); ++k) {
+    auto i = unflat(k, x.shape());
+    for (size_t d = 0; d < red.size(); ++d)
+      if (red[d]) i[d] = 0;
+    groups[static_cast<size_t>(flat(i, kept))].push_back(x.get_float(k));
+  }
+  Shape out;
+  for (size_t d = 0; d < red.size(); ++d)
+    if (!red[d] || keepdims) out.push_back(kept[d]);
+  NDArray y(x.dtype(), out);
+  for (size_t g = 0; g < groups.size(); ++g) y.set_float(static_cast<int64_t>(g), f(groups[g]));
+  return y;
+}
+
+double sum_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s;
+}
+
+TEST_CASE("ReduceSum/Mean/Max/Min: axes, keepdims, opset forms", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {3, 4, 5}, 20);
+  auto mean = [](const std::vector<double>& v) {
+    return sum_of(v) / static_cast<double>(v.size());
+  };
+  auto mx = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
+  auto mn = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
+  for (bool keep : {true, false}) {
+    for (bool leave : {false, true}) {
+      Attrs a{{"keepdims", int64_t{keep}}, {"axes", std::vector<int64_t>{0, -1}}};
+      expect_close(run_node("ReduceMean", {Input::data(x)}, a, 13, 1, leave).outputs[0],
+                   reduce_ref(x, {0, 2}, keep, mean));
+      expect_close(run_node("ReduceMax", {Input::data(x)}, a, 13, 1, leave).outputs[0],
+                   reduce_ref(x, {0, 2}, keep, mx));
+      expect_close(run_node("ReduceMin", {Input::data(x)}, a, 11, 1, leave).outputs[0],
+                   reduce_ref(x, {0, 2}, keep, mn));
+      expect_close(run_node("ReduceSum", {Input::data(x), Input::constant(ints({-2}))},
+                            {{"keepdims", int64_t{keep}}}, 13, 1, leave)
+                       .outputs[0],
+                   reduce_ref(x, {1}, keep, sum_of));
+    }
+  }
+  // Empty axes: everything (a 0-d result without keepdims).
+  auto r = run_node("ReduceMean", {Input::data(x)}, {{"keepdims", int64_t{0}}}, 13);
+  CHECK(r.values[0].shape.empty());
+  expect_close(r.outputs[0], reduce_ref(x, {}, false, mean));
+  expect_close(run_node("ReduceSum", {Input::data(x), Input::constant(NDArray(i64, {0}))}, {}, 13)
+                   .outputs[0],
+               reduce_ref(x, {}, true, sum_of));
+  expect_close(
+      run_node("ReduceSum", {Input::data(x)}, {{"axes", std::vector<int64_t>{1}}}, 11).outputs[0],
+      reduce_ref(x, {1}, true, sum_of));
+  // noop_with_empty_axes: the input.
+  expect_close(run_node("ReduceSum", {Input::data(x), Input::constant(NDArray(i64, {0}))},
+                        {{"noop_with_empty_axes", int64_t{1}}}, 13)
+                   .outputs[0],
+               x);
+  // int64
+  NDArray y = random_array(i64, {4, 3}, 21);
+  expect_close(
+      run_node("ReduceSum", {Input::data(y), Input::constant(ints({0}))}, {}, 13).outputs[0],
+      reduce_ref(y, {0}, true, sum_of));
+  expect_close(
+      run_node("ReduceMax", {Input::data(y)}, {{"axes", std::vector<int64_t>{1}}}, 13).outputs[0],
+      reduce_ref(y, {1}, true, mx));
+  CHECK_THAT(build_error("ReduceMean", {Input::data(x)}, {{"axes", std::vector<int64_t>{3}}}, 13),
+             Catch::Contains("out of range"));
+  CHECK_THAT(build_error("ReduceSum", {Input::data(x)}, {{"axes", std::vector<int64_t>{0}}}, 13),
+             Catch::Contains("replaced by input 1"));
+  CHECK_THAT(build_error("ReduceMean", {Input::data(y)}, {}, 13),
+             Catch::Contains("int64 is not supported"));
+}
+
+TEST_CASE("ReduceSumSquare, Prod, L1, L2, LogSum, LogSumExp", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {2, 3, 4}, 22);
+  NDArray pos = x;
+  for (int64_t k = 0; k < pos.num_elements(); ++k) pos.set_float(k, std::abs(x.get_float(k)) + 0.5);
+  Attrs a{{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}};
+  auto apply = [](auto g) {
+    return [g](const std::vector<double>& v) {
+      double s = 0;
+      for (double e : v) s += g(e);
+      return s;
+    };
+  };
+  expect_close(run_node("ReduceSumSquare", {Input::data(x)}, a, 13).outputs[0],
+               reduce_ref(x, {1}, false, apply([](double e) { return e * e; })));
+  expect_close(run_node("ReduceL1", {Input::data(x)}, a, 13).outputs[0],
+               reduce_ref(x, {1}, false, apply([](double e) { return std::abs(e); })));
+  expect_close(run_node("ReduceL2", {Input::data(x)}, a, 13).outputs[0],
+               reduce_ref(x, {1}, false, [&](const std::vector<double>& v) {
+                 return std::sqrt(apply([](double e) { return e * e; })(v));
+               }));
+  expect_close(run_node("ReduceLogSum", {Input::data(pos)}, a, 13).outputs[0],
+               reduce_ref(pos, {1}, false,
+                          [](const std::vector<double>& v) { return std::log(sum_of(v)); }));
+  expect_close(run_node("ReduceLogSumExp", {Input::data(x)}, a, 13).outputs[0],
+               reduce_ref(x, {1}, false, [&](const std::vector<double>& v) {
+                 return std::log(apply([](double e) { return std::exp(e); })(v));
+               }));
+  expect_close(run_node("ReduceProd", {Input::data(x)}, a, 13).outputs[0],
+               reduce_ref(x, {1}, false, [](const std::vector<double>& v) {
+                 double p = 1;
+                 for (double e : v) p *= e;
+                 return p;
+               }));
+}
+
+// Softmax of x over the dims in `axes` (a group per combination of the others).
+NDArray softmax_ref(const NDArray& x, const std::vector<int64_t>& axes, bool log) {
+  NDArray m = reduce_ref(x, axes, true, [](const std::vector<double>& v) {
+    return *std::max_element(v.begin(), v.end());
+  });
+  NDArray e(f32, x.shape());
+  Shape kept = m.shape();
+  auto group = [&](int64_t k) {
+    auto i = unflat(k, x.shape());
+    for (size_t d = 0; d < i.size(); ++d)
+      if (kept[d] == 1) i[d] = 0;
+    return flat(i, kept);
+  };
+  for (int64_t k = 0; k < x.num_elements(); ++k)
+    e.set_float(k, std::exp(x.get_float(k) - m.get_float(group(k))));
+  NDArray s = reduce_ref(e, axes, true, sum_of);
+  NDArray y(f32, x.shape());
+  for (int64_t k = 0; k < x.num_elements(); ++k) {
+    double sh = x.get_float(k) - m.get_float(group(k));
+    y.set_float(k,
+                log ? sh - std::log(s.get_float(group(k))) : std::exp(sh) / s.get_float(group(k)));
+  }
+  return y;
+}
+
+TEST_CASE("Softmax and LogSoftmax: one axis from opset 13, coerced 2-D before", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {3, 4, 5}, 23);
+  for (bool log : {false, true}) {
+    const char* op = log ? "LogSoftmax" : "Softmax";
+    expect_close(run_node(op, {Input::data(x)}, {}, 13).outputs[0], softmax_ref(x, {2}, log));
+    expect_close(run_node(op, {Input::data(x)}, {{"axis", int64_t{0}}}, 13).outputs[0],
+                 softmax_ref(x, {0}, log));
+    expect_close(run_node(op, {Input::data(x)}, {{"axis", int64_t{-2}}}, 13, 1, true).outputs[0],
+                 softmax_ref(x, {1}, log));
+    // Opset 11: axis 1 (the default) normalizes over dims 1 and 2 together.
+    expect_close(run_node(op, {Input::data(x)}, {}, 11).outputs[0], softmax_ref(x, {1, 2}, log));
+    expect_close(run_node(op, {Input::data(x)}, {{"axis", int64_t{-1}}}, 11).outputs[0],
+                 softmax_ref(x, {2}, log));
+    expect_close(run_node(op, {Input::data(x)}, {{"axis", int64_t{0}}}, 1).outputs[0],
+                 softmax_ref(x, {0, 1, 2}, log));
+    CHECK_THAT(build_error(op, {Input::data(x)}, {{"axis", int64_t{3}}}, 13),
+               Catch::Contains("out of range"));
+  }
+  // Large inputs stay finite: the maximum is subtracted first.
+  NDArray big = array(f32, {2, 4}, {10000, 10001, 10002, 10003, 0, 1, 2, 3});
+  expect_close(run_node("Softmax", {Input::data(big)}, {}, 13).outputs[0],
+               softmax_ref(big, {1}, false));
+  expect_close(run_node("LogSoftmax", {Input::data(big)}, {}, 13).outputs[0],
+               softmax_ref(big, {1}, true));
+}
+
+struct LayerNormRef {
+  NDArray y, mean, inv;
+};
+
+LayerNormRef layer_norm_ref(const NDArray& x, const NDArray& w, const NDArray* b, int64_t axis,
+                            double eps) {
+  int64_t rank = static_cast<int64_t>(x.shape().size());
+  if (axis < 0) axis += rank;
+  std::vector<int64_t> axes;
+  for (int64_t d = axis; d < rank; ++d) axes.push_back(d);
+  LayerNormRef r;
+  r.mean = reduce_ref(x, axes, true, [](const std::vector<double>& v) {
+    return sum_of(v) / static_cast<double>(v.size());
+  });
+  r.inv = reduce_ref(x, axes, true, [&](const std::vector<double>& v) {
+    double m = sum_of(v) / static_cast<double>(v.size()), s = 0;
+    for (double e : v) s += (e - m) * (e - m);
+    return 1 / std::sqrt(s / static_cast<double>(v.size()) + eps);
+  });
+  r.y = NDArray(f32, x.shape());
+  int64_t inner = count(w.shape());
+  for (int64_t k = 0; k < x.num_elements(); ++k) {
+    int64_t g = k / count(Shape(x.shape().begin() + axis, x.shape().end()));
+    double v = (x.get_float(k) - r.mean.get_float(g)) * r.inv.get_float(g) * w.get_float(k % inner);
+    if (b) v += b->get_float(k % count(b->shape()));
+    r.y.set_float(k, v);
+  }
+  return r;
+}
+
+TEST_CASE("LayerNormalization: axis, epsilon, Mean and InvStdDev outputs", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {2, 3, 4}, 24);
+  NDArray w = random_array(f32, {3, 4}, 25), b = random_array(f32, {3, 4}, 26);
+  auto r = run_node("LayerNormalization", {Input::data(x), Input::data(w), Input::data(b)},
+                    {{"axis", int64_t{-2}}, {"epsilon", 1e-3}}, 17, 3);
+  LayerNormRef want = layer_norm_ref(x, w, &b, 1, 1e-3);
+  expect_close(r.outputs[0], want.y, 1e-4, 1e-5);
+  expect_close(r.outputs[1], want.mean, 1e-4, 1e-5);
+  expect_close(r.outputs[2], want.inv, 1e-4, 1e-5);
+  NDArray w1 = random_array(f32, {4}, 27);
+  r = run_node("LayerNormalization", {Input::data(x), Input::data(w1)}, {}, 17, 1, true);
+  expect_close(r.outputs[0], layer_norm_ref(x, w1, nullptr, -1, 1e-5).y, 1e-4, 1e-5);
+  r = run_node("LayerNormalization",
+               {Input::data(x), Input::data(NDArray(f32, {2, 3, 4})), Input::data(x)},
+               {{"axis", int64_t{0}}}, 17, 1);
+  expect_close(r.outputs[0], x);  // scale 0, bias x
+  CHECK_THAT(build_error("LayerNormalization", {Input::data(x), Input::data(w1)},
+                         {{"stash_type", int64_t{2}}}, 17),
+             Catch::Contains("stash_type 2"));
+  CHECK_THAT(
+      build_error("LayerNormalization", {Input::data(x), Input::data(NDArray(f32, {3}))}, {}, 17),
+      Catch::Contains("do not broadcast"));
+}
+
+TEST_CASE("Reductions read inlined inputs: Softmax of a Transpose in one kernel", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {4, 3}, 28);
+  Graph g = graph_of(13);
+  KernelBuilder kb("k");
+  Buffer px = kb.add_param("x", f32, {4, 3});
+  Node t = node_of("Transpose", 1, 1, {});
+  OpContext tctx(g, t, {TensorValue::of_buffer(px, {4, 3})}, kb);
+  TensorValue xt = find_op("", "Transpose")->build(tctx)[0];
+  REQUIRE(xt.element);
+  Node s = node_of("Softmax", 1, 1, {{"axis", int64_t{1}}});
+  OpContext sctx(g, s, {xt}, kb, {true});
+  TensorValue y = find_op("", "Softmax")->build(sctx)[0];
+  REQUIRE(y.buffer);
+  PrimFunc f = kb.finish();
+  REQUIRE(f->params.size() == 2);
+  NDArray out(f32, {3, 4});
+  NDArray in = x;
+  run(f, {{&in, 0, 0}, {&out, 0, 0}});
+  NDArray xtr = gather_ref(x, {3, 4}, [](const std::vector<int64_t>& i) {
+    return std::vector<int64_t>{i[1], i[0]};
+  });
+  expect_close(out, softmax_ref(xtr, {1}, false));
+}
+
+// ---- the x86 code generator -----------------------------------------------------------
+
+TEST_CASE("Shape and reduction kernels lower and compile for x86", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {2, 3, 4}, 29);
+  NDArray idx = ints({2, -1, 0});
+  struct Kernel {
+    std::string op;
+    std::vector<Input> ins;
+    Attrs attrs;
+    int64_t opset;
+    size_t outputs = 1;
+  };
+  std::vector<Kernel> kernels = {
+      {"Reshape", {Input::data(x), Input::constant(ints({4, -1}))}, {}, 14},
+      {"Flatten", {Input::data(x)}, {}, 13},
+      {"Transpose", {Input::data(x)}, {{"perm", std::vector<int64_t>{2, 0, 1}}}, 13},
+      {"Concat", {Input::data(x), Input::data(x)}, {{"axis", int64_t{1}}}, 13},
+      {"Split", {Input::data(x)}, {{"axis", int64_t{2}}}, 13, 2},
+      {"Slice",
+       {Input::data(x), Input::constant(ints({-1})), Input::constant(ints({kMin})),
+        Input::constant(ints({2})), Input::constant(ints({-2}))},
+       {},
+       13},
+      {"Gather", {Input::data(x), Input::data(idx)}, {{"axis", int64_t{2}}}, 13},
+      {"Gather", {Input::data(random_array(i64, {5, 2}, 3)), Input::data(idx)}, {}, 13},
+      {"Squeeze", {Input::data(random_array(f32, {1, 3}, 4))}, {}, 13},
+      {"Unsqueeze", {Input::data(x), Input::constant(ints({1}))}, {}, 13},
+      {"Expand",
+       {Input::data(random_array(f32, {3, 1}, 5)), Input::constant(ints({2, 3, 4}))},
+       {},
+       13},
+      {"Pad",
+       {Input::data(x), Input::constant(ints({0, 1, 2, 0, 1, 1}))},
+       {{"mode", std::string("constant")}},
+       13},
+      {"Pad",
+       {Input::data(x), Input::constant(ints({0, 1, 2, 0, 1, 1}))},
+       {{"mode", std::string("reflect")}},
+       13},
+      {"Pad",
+       {Input::data(x), Input::constant(ints({0, 1, 2, 0, 1, 1}))},
+       {{"mode", std::string("edge")}},
+       13},
+      {"Dropout", {Input::data(x)}, {}, 13, 2},
+      {"ReduceSum", {Input::data(x), Input::constant(ints({1}))}, {{"keepdims", int64_t{0}}}, 13},
+      {"ReduceMean", {Input::data(x)}, {}, 13},
+      {"ReduceMax", {Input::data(x)}, {{"axes", std::vector<int64_t>{0, 2}}}, 13},
+      {"ReduceMin", {Input::data(x)}, {{"axes", std::vector<int64_t>{-1}}}, 13},
+      {"ReduceLogSumExp", {Input::data(x)}, {{"axes", std::vector<int64_t>{-1}}}, 13},
+      {"Softmax", {Input::data(x)}, {}, 13},
+      {"LogSoftmax", {Input::data(x)}, {}, 11},
+      {"LayerNormalization",
+       {Input::data(x), Input::data(random_array(f32, {4}, 6)),
+        Input::data(random_array(f32, {4}, 7))},
+       {},
+       17,
+       3},
+  };
+  int compiled = 0;
+  for (const Kernel& k : kernels) {
+    INFO(k.op);
+    NodeRun r = run_node(k.op, k.ins, k.attrs, k.opset, k.outputs, true);
+    PrimFunc lowered = lower(r.func);
+    for (Isa isa : {Isa::avx2, Isa::avx512}) {
+      Target t{isa};
+      if (!host_supports(t)) continue;
+      GeneratorOptions go;
+      go.target = t;
+      MachineCode mc = generate_x86({{"kernel", lowered, ""}}, go);
+      JitModule jit(mc);
+      std::vector<NDArray> got;
+      size_t n_in = static_cast<size_t>(
+          std::count_if(k.ins.begin(), k.ins.end(), [](const Input& i) { return i.param; }));
+      for (size_t p = 0; p < r.func->params.size(); ++p) {
+        bool input = p < n_in;
+        got.push_back(input ? r.args[p] : NDArray(r.args[p].dtype(), r.args[p].shape()));
+      }
+      std::vector<Argument> args;
+      for (NDArray& a : got) args.push_back({&a, 0, 0});
+      REQUIRE(call_jit(jit, "kernel", lowered, args) == 0);
+      ++compiled;
+      for (size_t p = 0; p < got.size(); ++p) expect_close(got[p], r.args[p], 1e-5, 1e-6);
+    }
+  }
+  CHECK(compiled >= static_cast<int>(kernels.size()));
+}
+
+}  // namespace
+}  // namespace tirc::onnx
