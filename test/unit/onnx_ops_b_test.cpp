@@ -873,6 +873,13 @@ TEST_CASE("LayerNormalization: axis, epsilon, Mean and InvStdDev outputs", "[onn
   expect_close(r.outputs[0], want.y, 1e-4, 1e-5);
   expect_close(r.outputs[1], want.mean, 1e-4, 1e-5);
   expect_close(r.outputs[2], want.inv, 1e-4, 1e-5);
+  // As kernel outputs: the parameters follow the node's output order.
+  r = run_node("LayerNormalization", {Input::data(x), Input::data(w), Input::data(b)},
+               {{"axis", int64_t{-2}}, {"epsilon", 1e-3}}, 17, 3, true);
+  REQUIRE(r.func->params.size() == 6);
+  for (size_t k = 0; k < 3; ++k) CHECK(r.func->params[3 + k].buffer == r.values[k].buffer);
+  expect_close(r.outputs[0], want.y, 1e-4, 1e-5);
+  expect_close(r.outputs[2], want.inv, 1e-4, 1e-5);
   NDArray w1 = random_array(f32, {4}, 27);
   r = run_node("LayerNormalization", {Input::data(x), Input::data(w1)}, {}, 17, 1, true);
   expect_close(r.outputs[0], layer_norm_ref(x, w1, nullptr, -1, 1e-5).y, 1e-4, 1e-5);
