@@ -7,6 +7,7 @@
 #include "driver/commands.h"
 #include "driver/session.h"
 #include "driver/tensor_io.h"
+#include "ir/eval/interpreter.h"
 
 namespace tirc::driver {
 
@@ -39,10 +40,13 @@ int run_eval(const EvalOptions& o) {
   IRModule m = load_module(o.file);
   if (!o.func.empty()) m.at(o.func);  // a clear error for an unknown name
   if (!o.outputs_dir.empty()) std::filesystem::create_directories(o.outputs_dir);
+  // Every function runs in the module's context, so an entry that calls
+  // kernels and binds constants runs like any kernel; each is compiled once.
+  const CompiledModule compiled(m);
   for (const auto& [name, f] : m.functions()) {
     if (!o.func.empty() && name != o.func) continue;
     Inputs in = make_inputs(f, o.seed, !o.real_inputs, o.inputs_dir, parse_scalars(o.scalars));
-    run(f, in.args);
+    compiled.run(name, in.args);
     for (size_t i : output_params(f)) {
       const NDArray& out = in.arrays[i];
       const std::string& buffer = f->params[i].buffer->name;

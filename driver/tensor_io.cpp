@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <unordered_set>
 
@@ -25,6 +26,17 @@ class StoreCollector : public StmtVisitor {
 }  // namespace
 
 std::vector<size_t> output_params(const PrimFunc& f) {
+  // A model's entry stores nothing itself (its kernels do): its outputs are the
+  // parameters after the "tirc.num_inputs" inputs (every buffer without it).
+  if (is_entry(f)) {
+    size_t first = 0;
+    if (auto it = f->attrs.find("tirc.num_inputs"); it != f->attrs.end())
+      if (auto n = as_const_int(it->second)) first = static_cast<size_t>(std::max<int64_t>(*n, 0));
+    std::vector<size_t> out;
+    for (size_t i = first; i < f->params.size(); ++i)
+      if (f->params[i].buffer) out.push_back(i);
+    return out;
+  }
   StoreCollector c;
   c.visit(f->body);
   std::vector<size_t> out;

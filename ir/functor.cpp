@@ -59,6 +59,7 @@ void StmtVisitor::visit(const Stmt& s) {
     case StmtKind::Evaluate: return visit_evaluate(s.as<EvaluateNode>());
     case StmtKind::Allocate: return visit_allocate(s.as<AllocateNode>());
     case StmtKind::DeclBuffer: return visit_decl_buffer(s.as<DeclBufferNode>());
+    case StmtKind::AllocateConst: return visit_allocate_const(s.as<AllocateConstNode>());
   }
 }
 
@@ -102,6 +103,10 @@ void StmtVisitor::visit_allocate(const AllocateNode* n) {
   visit(n->body);
 }
 void StmtVisitor::visit_decl_buffer(const DeclBufferNode* n) { visit(n->body); }
+void StmtVisitor::visit_allocate_const(const AllocateConstNode* n) {
+  for (const Expr& e : n->extents) visit(e);
+  visit(n->body);
+}
 void StmtVisitor::visit_range(const Range& r) {
   visit(r.min);
   visit(r.extent);
@@ -213,6 +218,7 @@ Stmt StmtMutator::mutate(const Stmt& s) {
     case StmtKind::Evaluate: return mutate_evaluate(s, s.as<EvaluateNode>());
     case StmtKind::Allocate: return mutate_allocate(s, s.as<AllocateNode>());
     case StmtKind::DeclBuffer: return mutate_decl_buffer(s, s.as<DeclBufferNode>());
+    case StmtKind::AllocateConst: return mutate_allocate_const(s, s.as<AllocateConstNode>());
   }
   return s;
 }
@@ -336,6 +342,15 @@ Stmt StmtMutator::mutate_allocate(const Stmt& s, const AllocateNode* n) {
   Stmt body = mutate(n->body);
   if (!changed && body.same_as(n->body)) return s;
   return rebuild<AllocateNode>(n, n->buffer_var, n->dtype, std::move(ext), n->scope, std::move(body));
+}
+
+Stmt StmtMutator::mutate_allocate_const(const Stmt& s, const AllocateConstNode* n) {
+  std::vector<Expr> ext;
+  bool changed = mutate_all(n->extents, ext);
+  Stmt body = mutate(n->body);
+  if (!changed && body.same_as(n->body)) return s;
+  return rebuild<AllocateConstNode>(n, n->buffer_var, n->dtype, std::move(ext), n->constant,
+                                    std::move(body));
 }
 
 Stmt StmtMutator::mutate_decl_buffer(const Stmt& s, const DeclBufferNode* n) {

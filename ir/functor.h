@@ -42,6 +42,7 @@ class StmtVisitor : public ExprVisitor {
   virtual void visit_evaluate(const EvaluateNode* n);
   virtual void visit_allocate(const AllocateNode* n);
   virtual void visit_decl_buffer(const DeclBufferNode* n);
+  virtual void visit_allocate_const(const AllocateConstNode* n);
   // Regions, iteration domains and buffer shapes are expressions too.
   virtual void visit_range(const Range& r);
   virtual void visit_region(const BufferRegion& r);
@@ -87,6 +88,7 @@ class StmtMutator : public ExprMutator {
   virtual Stmt mutate_evaluate(const Stmt& s, const EvaluateNode* n);
   virtual Stmt mutate_allocate(const Stmt& s, const AllocateNode* n);
   virtual Stmt mutate_decl_buffer(const Stmt& s, const DeclBufferNode* n);
+  virtual Stmt mutate_allocate_const(const Stmt& s, const AllocateConstNode* n);
   Range mutate_range(const Range& r);
   BufferRegion mutate_region(const BufferRegion& r);
 };

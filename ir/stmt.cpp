@@ -14,6 +14,7 @@ const char* to_string(StmtKind kind) {
     case StmtKind::Evaluate: return "Evaluate";
     case StmtKind::Allocate: return "Allocate";
     case StmtKind::DeclBuffer: return "DeclBuffer";
+    case StmtKind::AllocateConst: return "AllocateConst";
   }
   return "?";
 }

@@ -190,6 +190,14 @@ class Serializer {
         text(n->scope);
         return in("Allocate(" + n->buffer_var->name + ")", [&] { stmt(n->body); });
       }
+      case StmtKind::AllocateConst: {
+        auto* n = s.as<AllocateConstNode>();
+        exprs(n->extents);
+        define_var(n->buffer_var);
+        dtype(n->dtype);
+        text(n->constant);
+        return in("AllocateConst(" + n->buffer_var->name + ")", [&] { stmt(n->body); });
+      }
       case StmtKind::DeclBuffer: {
         auto* n = s.as<DeclBufferNode>();
         define_buffer(n->buffer);
@@ -383,8 +391,24 @@ bool structural_equal(const PrimFunc& a, const PrimFunc& b) {
   return same_tokens(serialize(a, &Serializer::func), serialize(b, &Serializer::func));
 }
 
+// Module attributes and constants (by name, dtype, shape and bytes) are part
+// of a module's identity.
+static bool same_module_data(const IRModule& a, const IRModule& b) {
+  if (a.attrs.size() != b.attrs.size() || a.constants().size() != b.constants().size())
+    return false;
+  for (const auto& [key, value] : a.attrs) {
+    auto it = b.attrs.find(key);
+    if (it == b.attrs.end() || !structural_equal(value, it->second)) return false;
+  }
+  for (const auto& [name, value] : a.constants()) {
+    const NDArray* other = b.find_constant(name);
+    if (!other || !value || !value->bitwise_equal(*other)) return false;
+  }
+  return true;
+}
+
 bool structural_equal(const IRModule& a, const IRModule& b) {
-  if (a.size() != b.size()) return false;
+  if (a.size() != b.size() || !same_module_data(a, b)) return false;
   for (const auto& [name, f] : a.functions()) {
     const PrimFunc* g = b.find(name);
     if (!g || !structural_equal(f, *g)) return false;

@@ -46,6 +46,10 @@ class DefinitionCollector : public StmtVisitor {
     defs.insert(n->buffer_var.get());
     StmtVisitor::visit_allocate(n);
   }
+  void visit_allocate_const(const AllocateConstNode* n) override {
+    defs.insert(n->buffer_var.get());
+    StmtVisitor::visit_allocate_const(n);
+  }
 };
 
 // One comparison `var op bound` usable to narrow var's range inside a guard.
@@ -146,6 +150,14 @@ class FunctionVerifier : public StmtVisitor {
   }
 
   void visit_call(const CallNode* n) override {
+    if (n->op == kAddressOf && (n->args.size() != 1 || !n->args[0].as<BufferLoadNode>()))
+      sink_.report(loc_, "T.address_of takes one buffer element (buf[i]), got " +
+                             std::to_string(n->args.size()) + " argument(s)" +
+                             (n->args.size() == 1 ? " that is not a buffer element" : ""));
+    if (n->op == kAddressOf && !n->dtype.is_handle())
+      sink_.report(loc_, "T.address_of has type " + n->dtype.str() + ", not handle");
+    if (n->op == kCallKernel && (n->args.empty() || !n->args[0].as<StringImmNode>()))
+      sink_.report(loc_, "T.call_kernel needs the callee's name as its first argument");
     if (n->op != "if_then_else" || n->args.size() != 3 || !n->args[0] ||
         !n->args[0].dtype().is_bool())
       return StmtVisitor::visit_call(n);
@@ -166,6 +178,12 @@ class FunctionVerifier : public StmtVisitor {
   void visit_store(const BufferStoreNode* n) override {
     LocScope at(this, n);
     StmtVisitor::visit_store(n);
+    if (n->buffer && n->buffer->data) {
+      auto it = const_handles_.find(n->buffer->data.get());
+      if (it != const_handles_.end())
+        sink_.report(loc_, "store to " + n->buffer->name + " writes constant '" + it->second +
+                               "' (T.allocate_const storage is read-only)");
+    }
     if (n->value) check_access("store", n->buffer, n->indices, n->value.dtype(), true);
   }
 
@@ -261,6 +279,27 @@ class FunctionVerifier : public StmtVisitor {
     Frame f = enter();
     define(n->buffer_var, {}, true);
     allocate_handles_.insert(n->buffer_var.get());
+    visit(n->body);
+    leave(f);
+  }
+
+  void visit_allocate_const(const AllocateConstNode* n) override {
+    LocScope at(this, n);
+    for (const Expr& e : n->extents) {
+      visit(e);
+      auto v = as_const_int(e);
+      if (!v || *v <= 0)
+        sink_.report(loc_, "allocate_const " + n->buffer_var->name + " of constant '" +
+                               n->constant + "': extent " + expr_str(e) +
+                               " is not a positive constant");
+    }
+    if (!n->buffer_var->dtype.is_handle())
+      sink_.report(loc_, "allocate_const " + n->buffer_var->name + " binds a variable of type " +
+                             n->buffer_var->dtype.str() + ", not handle");
+    Frame f = enter();
+    define(n->buffer_var, {}, true);
+    allocate_handles_.insert(n->buffer_var.get());
+    const_handles_[n->buffer_var.get()] = n->constant;
     visit(n->body);
     leave(f);
   }
@@ -627,6 +666,7 @@ class FunctionVerifier : public StmtVisitor {
   std::unordered_map<const VarNode*, int> in_scope_;
   std::unordered_set<const VarNode*> all_defs_, explicit_defs_, implicit_defs_;
   std::unordered_set<const VarNode*> reported_vars_, reported_double_, allocate_handles_;
+  std::unordered_map<const VarNode*, std::string> const_handles_;  // allocate_const var -> constant
   std::vector<const BufferNode*> buffers_;
   std::unordered_map<const BufferNode*, int> buffers_in_scope_;
   std::unordered_set<const BufferNode*> reported_buffers_;
@@ -646,6 +686,8 @@ std::vector<Diagnostic> verify(const PrimFunc& f, std::string_view name) {
 std::vector<Diagnostic> verify(const IRModule& m) {
   std::vector<Diagnostic> out;
   for (const auto& [name, f] : m.functions()) FunctionVerifier(name, out).run(f);
+  std::vector<Diagnostic> links = verify_module_links(m);
+  out.insert(out.end(), links.begin(), links.end());
   return out;
 }
 

@@ -74,6 +74,25 @@ class LoweredFormChecker : public StmtVisitor {
     current_ = n->loc;
     StmtVisitor::visit_if(n);
   }
+  void visit_allocate_const(const AllocateConstNode* n) override {
+    current_ = n->loc;
+    if (n->extents.size() != 1 || !as_const_int(n->extents[0]))
+      fail("AllocateConst of '" + n->buffer_var->name + "' without one constant extent");
+    bool added = storage_.insert(n->buffer_var.get()).second;
+    StmtVisitor::visit_allocate_const(n);
+    if (added) storage_.erase(n->buffer_var.get());
+  }
+  void visit_evaluate(const EvaluateNode* n) override {
+    current_ = n->loc;
+    StmtVisitor::visit_evaluate(n);
+  }
+  void visit_call(const CallNode* n) override {
+    if (n->op == kAddressOf && (n->args.size() != 1 || !n->args[0].as<BufferLoadNode>()))
+      fail("T.address_of of something other than one buffer element");
+    if (n->op == kCallKernel && (n->args.empty() || !n->args[0].as<StringImmNode>()))
+      fail("T.call_kernel without a callee name");
+    StmtVisitor::visit_call(n);
+  }
   void visit_allocate(const AllocateNode* n) override {
     current_ = n->loc;
     if (n->extents.size() != 1 || !as_const_int(n->extents[0]))

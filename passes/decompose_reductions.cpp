@@ -70,6 +70,7 @@ class TouchesStorage : public StmtVisitor {
     visit_stmt(n->body);
   }
   void visit_allocate(const AllocateNode* n) override { visit_stmt(n->body); }
+  void visit_allocate_const(const AllocateConstNode* n) override { visit_stmt(n->body); }
   void visit_decl_buffer(const DeclBufferNode* n) override { visit_stmt(n->body); }
 
  private:
@@ -137,6 +138,16 @@ class Decomposer {
         Stmt b = rewrite(n->body);
         if (b.same_as(n->body)) return s;
         auto m = std::make_shared<AllocateNode>(n->buffer_var, n->dtype, n->extents, n->scope, b);
+        m->loc = n->loc;
+        return Stmt(std::move(m));
+      }
+      case StmtKind::AllocateConst: {
+        auto* n = s.as<AllocateConstNode>();
+        Barrier guard(*this);
+        Stmt b = rewrite(n->body);
+        if (b.same_as(n->body)) return s;
+        auto m = std::make_shared<AllocateConstNode>(n->buffer_var, n->dtype, n->extents,
+                                                     n->constant, b);
         m->loc = n->loc;
         return Stmt(std::move(m));
       }

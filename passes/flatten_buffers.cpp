@@ -91,6 +91,24 @@ class Flattener : public StmtMutator {
     return Stmt(std::move(a));
   }
 
+  // A constant's storage is flat like an allocation's: one extent, the element count.
+  Stmt mutate_allocate_const(const Stmt&, const AllocateConstNode* n) override {
+    int64_t elems = 1;
+    for (const Expr& e : n->extents) {
+      auto v = as_const_int(e);
+      if (!v) throw Error("allocate_const '" + n->buffer_var->name + "' has a non-constant extent",
+                          n->loc);
+      elems *= *v;
+    }
+    allocations_[n->buffer_var.get()] = {n->dtype, elems};
+    bound_.insert(n->buffer_var.get());
+    auto a = std::make_shared<AllocateConstNode>(n->buffer_var, n->dtype,
+                                                 std::vector<Expr>{make_int(elems)}, n->constant,
+                                                 mutate(n->body));
+    a->loc = n->loc;
+    return Stmt(std::move(a));
+  }
+
   Stmt mutate_decl_buffer(const Stmt&, const DeclBufferNode* n) override {
     const Buffer& b = n->buffer;
     if (bound_.count(b->data.get())) {

@@ -49,6 +49,10 @@ class NameCollector : public StmtVisitor {
     if (n->buffer_var) names.insert(n->buffer_var->name);
     StmtVisitor::visit_allocate(n);
   }
+  void visit_allocate_const(const AllocateConstNode* n) override {
+    if (n->buffer_var) names.insert(n->buffer_var->name);
+    StmtVisitor::visit_allocate_const(n);
+  }
   void visit_decl_buffer(const DeclBufferNode* n) override {
     add(n->buffer);
     StmtVisitor::visit_decl_buffer(n);

@@ -40,6 +40,8 @@ PrimFunc lower(const PrimFunc& f, const PassObserver& after_each) {
 
 IRModule lower(const IRModule& m, const PassObserver& after_each) {
   IRModule out;
+  out.attrs = m.attrs;
+  for (const auto& [name, value] : m.constants()) out.add_constant(name, value);
   for (const auto& [name, f] : m.functions()) out.add(name, lower(f, after_each));
   return out;
 }

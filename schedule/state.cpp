@@ -40,6 +40,7 @@ class PathFinder : public StmtVisitor {
   }
   void visit_let(const LetStmtNode* n) override { search(n->body); }
   void visit_allocate(const AllocateNode* n) override { search(n->body); }
+  void visit_allocate_const(const AllocateConstNode* n) override { search(n->body); }
   void visit_decl_buffer(const DeclBufferNode* n) override { search(n->body); }
   void visit_store(const BufferStoreNode*) override {}
   void visit_evaluate(const EvaluateNode*) override {}
@@ -130,6 +131,14 @@ class Replacer : public StmtMutator {
     if (body.same_as(n->body)) return s;
     auto r = std::make_shared<AllocateNode>(n->buffer_var, n->dtype, n->extents, n->scope,
                                             body ? body : make_evaluate(make_int(0)));
+    r->loc = n->loc;
+    return r;
+  }
+  Stmt mutate_allocate_const(const Stmt& s, const AllocateConstNode* n) override {
+    Stmt body = mutate_stmt(n->body);
+    if (body.same_as(n->body)) return s;
+    auto r = std::make_shared<AllocateConstNode>(n->buffer_var, n->dtype, n->extents, n->constant,
+                                                 body ? body : make_evaluate(make_int(0)));
     r->loc = n->loc;
     return r;
   }

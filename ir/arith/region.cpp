@@ -148,6 +148,13 @@ class AccessCollector : public ExprVisitor {
         collect(n->body);
         return;
       }
+      case StmtKind::AllocateConst: {
+        auto* n = s.as<AllocateConstNode>();
+        for (const Expr& e : n->extents) visit(e);
+        local_data_.insert(n->buffer_var.get());
+        collect(n->body);
+        return;
+      }
       case StmtKind::DeclBuffer: {
         auto* n = s.as<DeclBufferNode>();
         local_.insert(n->buffer.get());

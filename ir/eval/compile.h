@@ -23,6 +23,9 @@ class CompileContext {
 
   Program& program() { return program_; }
 
+  // Set when compiling for run_module; null for plain run(f).
+  const ModuleLink* link = nullptr;
+
   // Brings v into scope (a slot is assigned on first use and kept).
   const SlotInfo& enter(const Var& v);
   void leave(const Var& v);
@@ -59,6 +62,9 @@ class CompileContext {
 IExprPtr compile_int(CompileContext& cx, const Expr& e);
 FExprPtr compile_float(CompileContext& cx, const Expr& e);
 CStmtPtr compile_stmt(CompileContext& cx, const Stmt& s);
-std::unique_ptr<Program> compile_program(const PrimFunc& f);
+// A handle-typed expression: a handle variable or T.address_of(buf[i]).
+HExprPtr compile_handle(CompileContext& cx, const Expr& e);
+// `link` null: T.call_kernel and T.allocate_const are errors (they need their module).
+std::unique_ptr<Program> compile_program(const PrimFunc& f, const ModuleLink* link = nullptr);
 
 }  // namespace tirc::eval

@@ -732,4 +732,46 @@ FExprPtr compile_float(CompileContext& cx, const Expr& e) {
   unsupported(cx, std::string("expression ") + to_string(e.kind()) + " of type " + t.str());
 }
 
+namespace {
+
+struct HVar final : HExpr {
+  int slot;
+  explicit HVar(int s) : slot(s) {}
+  StorageRef eval(Frame& f) const override { return f.handles[slot]; }
+};
+
+// The element's address and the bytes of its storage from there on.
+struct HAddressOf final : HExpr {
+  Access access;
+  StorageRef eval(Frame& f) const override {
+    uint8_t* p = access.address(f, 0);
+    const View& v = f.views[access.view];
+    size_t used = static_cast<size_t>(p - v.base);
+    return StorageRef{p, v.storage_bytes - used, v.read_only};
+  }
+};
+
+}  // namespace
+
+HExprPtr compile_handle(CompileContext& cx, const Expr& e) {
+  if (!e || !e.dtype().is_handle())
+    unsupported(cx, "expected a handle (buf.data, an allocation or T.address_of), got " +
+                        std::string(e ? e.dtype().str() : "nothing"));
+  if (auto* v = e.as<VarNode>()) {
+    const SlotInfo& s = cx.lookup(v);
+    if (s.kind != SlotInfo::Kind::Handle) unsupported(cx, "variable " + v->name + " is not a handle");
+    return std::make_unique<HVar>(s.index);
+  }
+  auto* c = e.as<CallNode>();
+  if (c && c->op == kAddressOf && c->args.size() == 1) {
+    if (auto* l = c->args[0].as<BufferLoadNode>()) {
+      auto n = std::make_unique<HAddressOf>();
+      n->access = compile_access(cx, l->buffer, l->indices, false);
+      return n;
+    }
+  }
+  unsupported(cx, "unsupported handle expression " + std::string(to_string(e.kind())) +
+                      (c ? " " + c->op : std::string()));
+}
+
 }  // namespace tirc::eval

@@ -159,6 +159,42 @@ struct SAllocate final : CStmt {
   }
 };
 
+// Binds a handle to a module constant's bytes, read-only.
+struct SAllocateConst final : CStmt {
+  int handle;
+  StorageRef storage;
+  std::vector<const ViewBinder*> views;
+  CStmtPtr body;
+  void exec(Frame& f) const override {
+    const StorageRef saved = f.handles[handle];
+    f.handles[handle] = storage;
+    bind_all(f, views);
+    body->exec(f);
+    unbind_all(f, views);
+    f.handles[handle] = saved;
+  }
+};
+
+struct SCallKernel final : CStmt {
+  const ModuleLink* link;
+  std::string callee, call;  // call: "call_kernel \"dense\"" with its location
+  struct Arg {
+    HExprPtr handle;
+    IExprPtr ivalue;
+    FExprPtr fvalue;
+  };
+  std::vector<Arg> args;
+  void exec(Frame& f) const override {
+    std::vector<KernelArg> values(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i].handle) values[i].handle = args[i].handle->eval(f);
+      if (args[i].ivalue) values[i].int_value = args[i].ivalue->eval(f, 0);
+      if (args[i].fvalue) values[i].float_value = args[i].fvalue->eval(f, 0);
+    }
+    link->call(callee, values, call);
+  }
+};
+
 // Storage for a buffer declared with its own storage (block alloc_buffers,
 // DeclBuffer over an unbound variable): sized from the buffer's layout.
 struct OwnedBuffer {
@@ -327,6 +363,8 @@ class StmtCompiler {
         return allocate_stmt(*s.as<AllocateNode>());
       case StmtKind::DeclBuffer:
         return decl_buffer(*s.as<DeclBufferNode>());
+      case StmtKind::AllocateConst:
+        return allocate_const(*s.as<AllocateConstNode>());
     }
     throw Error("interpreter: unknown statement kind", s->loc);
   }
@@ -450,7 +488,75 @@ class StmtCompiler {
     return binders;
   }
 
+  SourceLoc here(const SourceLoc& loc) const {
+    if (loc.known()) return loc;
+    return cx_.where() ? cx_.where()->loc : SourceLoc{};
+  }
+
+  CStmtPtr call_kernel(const EvaluateNode& s, const std::string& callee) {
+    if (!cx_.link)
+      throw Error("interpreter: T.call_kernel(\"" + callee +
+                      "\") needs its module: use run_module",
+                  here(s.loc));
+    auto* c = s.value.as<CallNode>();
+    auto n = std::make_unique<SCallKernel>();
+    n->link = cx_.link;
+    n->callee = callee;
+    SourceLoc at = here(s.loc);
+    n->call = "call_kernel \"" + callee + "\"";
+    if (at.known())
+      n->call += " at " + (at.file ? *at.file : std::string("<input>")) + ":" +
+                 std::to_string(at.line) + ":" + std::to_string(at.col);
+    for (size_t i = 1; i < c->args.size(); ++i) {
+      const Expr& a = c->args[i];
+      SCallKernel::Arg arg;
+      if (a.dtype().is_handle())
+        arg.handle = compile_handle(cx_, a);
+      else if (a.dtype().is_float())
+        arg.fvalue = compile_float(cx_, a);
+      else
+        arg.ivalue = compile_int(cx_, a);
+      n->args.push_back(std::move(arg));
+    }
+    return n;
+  }
+
+  CStmtPtr allocate_const(const AllocateConstNode& s) {
+    if (!cx_.link)
+      throw Error("interpreter: T.allocate_const of constant '" + s.constant +
+                      "' needs its module: use run_module",
+                  here(s.loc));
+    const NDArrayBytes& c = cx_.link->constant(s.constant);
+    int64_t n_elems = 1;
+    for (const Expr& e : s.extents) {
+      auto v = as_const_int(e);
+      if (!v || *v < 0)
+        throw Error("interpreter: allocate_const " + s.buffer_var->name +
+                        " needs constant non-negative extents",
+                    here(s.loc));
+      n_elems *= *v;
+    }
+    if (c.dtype != s.dtype || c.elements != n_elems)
+      throw Error("interpreter: allocate_const " + s.buffer_var->name + ": constant '" +
+                      s.constant + "' is " + std::to_string(c.elements) + " " + c.dtype.str() +
+                      " elements, not " + std::to_string(n_elems) + " " + s.dtype.str(),
+                  here(s.loc));
+    auto n = std::make_unique<SAllocateConst>();
+    const SlotInfo& slot = cx_.enter(s.buffer_var);
+    if (slot.kind != SlotInfo::Kind::Handle)
+      throw Error("interpreter: allocate_const variable " + s.buffer_var->name +
+                      " is not a handle",
+                  here(s.loc));
+    n->handle = slot.index;
+    n->storage = StorageRef{const_cast<uint8_t*>(c.data), c.bytes, true};
+    n->body = compile(s.body);
+    n->views = implicit_binders(s.buffer_var);
+    cx_.leave(s.buffer_var);
+    return n;
+  }
+
   CStmtPtr evaluate(const EvaluateNode& s) {
+    if (const std::string* callee = call_kernel_callee(s.value)) return call_kernel(s, *callee);
     auto n = std::make_unique<SEvaluate>();
     const DataType t = s.value.dtype();
     n->lanes = t.lanes();
@@ -608,10 +714,11 @@ CStmtPtr compile_stmt(CompileContext& cx, const Stmt& s) {
   return StmtCompiler(cx).compile(s);
 }
 
-std::unique_ptr<Program> compile_program(const PrimFunc& f) {
+std::unique_ptr<Program> compile_program(const PrimFunc& f, const ModuleLink* link) {
   if (!f) throw Error("interpreter: null function");
   auto program = std::make_unique<Program>();
   CompileContext cx(*program);
+  cx.link = link;
   std::vector<Var> entered;
   // Scalars enter scope first so buffer shapes may refer to any of them.
   for (const Param& p : f->params)

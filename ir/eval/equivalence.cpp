@@ -1,5 +1,6 @@
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "ir/eval/interpreter.h"
 
@@ -73,12 +74,10 @@ void check_signatures(const PrimFunc& a, const PrimFunc& b) {
   }
 }
 
-}  // namespace
+using Runner = std::function<void(const std::vector<Argument>&)>;
 
-EquivResult check_equivalent(const PrimFunc& a, const PrimFunc& b, int trials, uint64_t seed,
-                             bool small_ints, double rtol, double atol) {
-  check_signatures(a, b);
-  const CompiledFunc ca(a), cb(b);
+EquivResult compare_runs(const PrimFunc& a, const Runner& run_a, const Runner& run_b, int trials,
+                         uint64_t seed, bool small_ints, double rtol, double atol) {
   for (int t = 0; t < trials; ++t) {
     const uint64_t trial_seed = seed + static_cast<uint64_t>(t);
     std::vector<NDArray> xa = random_inputs(a, trial_seed, small_ints);
@@ -99,8 +98,8 @@ EquivResult check_equivalent(const PrimFunc& a, const PrimFunc& b, int trials, u
       args_a.push_back(arg_a);
       args_b.push_back(arg_b);
     }
-    ca.run(args_a);
-    cb.run(args_b);
+    run_a(args_a);
+    run_b(args_b);
     k = 0;
     for (const Param& p : a->params) {
       if (!p.buffer) continue;
@@ -116,6 +115,29 @@ EquivResult check_equivalent(const PrimFunc& a, const PrimFunc& b, int trials, u
     }
   }
   return {};
+}
+
+}  // namespace
+
+EquivResult check_equivalent(const PrimFunc& a, const PrimFunc& b, int trials, uint64_t seed,
+                             bool small_ints, double rtol, double atol) {
+  check_signatures(a, b);
+  const CompiledFunc ca(a), cb(b);
+  return compare_runs(
+      a, [&](const std::vector<Argument>& x) { ca.run(x); },
+      [&](const std::vector<Argument>& x) { cb.run(x); }, trials, seed, small_ints, rtol, atol);
+}
+
+EquivResult check_equivalent(const IRModule& ma, std::string_view a, const IRModule& mb,
+                             std::string_view b, int trials, uint64_t seed, bool small_ints,
+                             double rtol, double atol) {
+  const PrimFunc& fa = ma.at(a);
+  check_signatures(fa, mb.at(b));
+  const CompiledModule ca(ma), cb(mb);
+  return compare_runs(
+      fa, [&](const std::vector<Argument>& x) { ca.run(a, x); },
+      [&](const std::vector<Argument>& x) { cb.run(b, x); }, trials, seed, small_ints, rtol,
+      atol);
 }
 
 }  // namespace tirc

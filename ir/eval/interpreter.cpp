@@ -1,6 +1,9 @@
 #include "ir/eval/interpreter.h"
 
+#include <map>
+
 #include "ir/eval/compile.h"
+#include "ir/functor.h"
 #include "ir/eval/numeric.h"
 
 namespace tirc {
@@ -41,24 +44,21 @@ void bind_param(eval::Frame& f, const eval::ParamBinding& p, const Argument& arg
   for (const eval::ViewBinder* b : p.views) b->bind(f);
 }
 
-}  // namespace
-
-CompiledFunc::CompiledFunc(const PrimFunc& f) : program_(eval::compile_program(f)) {}
-CompiledFunc::~CompiledFunc() = default;
-CompiledFunc::CompiledFunc(CompiledFunc&&) noexcept = default;
-CompiledFunc& CompiledFunc::operator=(CompiledFunc&&) noexcept = default;
-
-void CompiledFunc::run(const std::vector<Argument>& args) const {
-  const eval::Program& p = *program_;
-  if (args.size() != p.params.size())
-    throw Error("function takes " + std::to_string(p.params.size()) + " arguments but " +
-                std::to_string(args.size()) + " were given");
+eval::Frame new_frame(const eval::Program& p) {
   eval::Frame f;
   f.ints.assign(static_cast<size_t>(p.num_ints), 0);
   f.floats.assign(static_cast<size_t>(p.num_floats), 0.0);
   f.handles.assign(static_cast<size_t>(p.num_handles), eval::StorageRef{});
   f.views.resize(static_cast<size_t>(p.num_views));
   f.owned.resize(static_cast<size_t>(p.num_sites));
+  return f;
+}
+
+void run_program(const eval::Program& p, const std::vector<Argument>& args) {
+  if (args.size() != p.params.size())
+    throw Error("function takes " + std::to_string(p.params.size()) + " arguments but " +
+                std::to_string(args.size()) + " were given");
+  eval::Frame f = new_frame(p);
   // Scalars first: buffer shapes may refer to them.
   for (size_t i = 0; i < args.size(); ++i)
     if (!p.params[i].is_buffer) bind_param(f, p.params[i], args[i]);
@@ -66,6 +66,129 @@ void CompiledFunc::run(const std::vector<Argument>& args) const {
     if (p.params[i].is_buffer) bind_param(f, p.params[i], args[i]);
   p.body->exec(f);
 }
+
+// Elements of a view's storage the view reaches.
+int64_t reach(const eval::View& v) {
+  int64_t last = v.offset;
+  for (size_t d = 0; d < v.shape.size(); ++d) {
+    if (v.shape[d] == 0) return 0;
+    last += (v.shape[d] - 1) * v.strides[d];
+  }
+  return last + 1;
+}
+
+// Runs a callee with its buffers viewing the storage the handles point at,
+// whatever their element type (like C pointers).
+void run_on_handles(const eval::Program& p, const std::vector<eval::KernelArg>& args,
+                    const std::string& call, const std::string& callee) {
+  if (args.size() != p.params.size())
+    throw Error(call + ": passes " + std::to_string(args.size()) + " argument(s) but '" + callee +
+                "' has " + std::to_string(p.params.size()) + " parameter(s)");
+  eval::Frame f = new_frame(p);
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!p.params[i].is_buffer)
+      bind_param(f, p.params[i], Argument{nullptr, args[i].int_value, args[i].float_value});
+  for (size_t i = 0; i < args.size(); ++i) {
+    const eval::ParamBinding& pb = p.params[i];
+    if (!pb.is_buffer) continue;
+    std::string what = call + ": argument " + std::to_string(i + 1) + " (parameter " + pb.name +
+                       " of '" + callee + "')";
+    if (!pb.shape_vars.empty()) throw Error(what + " has a symbolic shape");
+    const eval::StorageRef& h = args[i].handle;
+    if (!h.data) throw Error(what + " is a null handle");
+    for (int slot : pb.handle_slots) f.handles[slot] = h;
+    for (const eval::ViewBinder* b : pb.views) b->bind(f);
+    const eval::View& v = f.views[pb.views.front()->view];
+    int64_t need = reach(v) * pb.dtype.bytes();
+    if (static_cast<uint64_t>(need) > h.bytes)
+      throw Error(what + ": a " + pb.dtype.str() + " buffer of shape " + shape_str(v.shape) +
+                  " needs " + std::to_string(need) + " bytes but the handle points at " +
+                  std::to_string(h.bytes));
+  }
+  p.body->exec(f);
+}
+
+// run_module's view of the module: constants and functions, each function
+// compiled once per run_module call.
+class ModuleRunner final : public eval::ModuleLink {
+ public:
+  explicit ModuleRunner(const IRModule& m) : m_(m) {}
+
+  const eval::NDArrayBytes& constant(const std::string& name) const override {
+    if (auto it = constants_.find(name); it != constants_.end()) return it->second;
+    const NDArray* a = m_.find_constant(name);
+    if (!a) throw Error("interpreter: no constant named '" + name + "' in the module");
+    eval::NDArrayBytes bytes{a->data(), a->num_bytes(), a->dtype(), a->num_elements()};
+    return constants_.emplace(name, bytes).first->second;
+  }
+
+  const eval::Program& program(const std::string& name) const {
+    if (auto it = programs_.find(name); it != programs_.end()) return *it->second;
+    const PrimFunc& f = m_.at(name);
+    auto p = eval::compile_program(f, this);
+    return *programs_.emplace(name, std::move(p)).first->second;
+  }
+
+  void call(const std::string& callee, const std::vector<eval::KernelArg>& args,
+            const std::string& call) const override {
+    if (!m_.find(callee)) throw Error(call + ": no function named '" + callee + "' in the module");
+    if (depth_ >= kMaxDepth)
+      throw Error(call + ": calls nest deeper than " + std::to_string(kMaxDepth) +
+                  " (recursion?)");
+    const eval::Program& p = program(callee);
+    ++depth_;
+    try {
+      run_on_handles(p, args, call, callee);
+    } catch (...) {
+      --depth_;
+      throw;
+    }
+    --depth_;
+  }
+
+ private:
+  static constexpr int kMaxDepth = 64;
+  const IRModule& m_;
+  mutable std::map<std::string, eval::NDArrayBytes> constants_;
+  mutable std::map<std::string, std::unique_ptr<eval::Program>> programs_;
+  mutable int depth_ = 0;
+};
+
+}  // namespace
+
+void run_module(const IRModule& m, std::string_view name, const std::vector<Argument>& args) {
+  CompiledModule(m).run(name, args);
+}
+
+CompiledModule::CompiledModule(const IRModule& m) : runner_(std::make_unique<ModuleRunner>(m)) {}
+CompiledModule::~CompiledModule() = default;
+CompiledModule::CompiledModule(CompiledModule&&) noexcept = default;
+CompiledModule& CompiledModule::operator=(CompiledModule&&) noexcept = default;
+
+void CompiledModule::run(std::string_view name, const std::vector<Argument>& args) const {
+  auto& runner = static_cast<const ModuleRunner&>(*runner_);
+  run_program(runner.program(std::string(name)), args);
+}
+
+bool needs_module(const PrimFunc& f) {
+  struct Finder : StmtVisitor {
+    bool found = false;
+    void visit_allocate_const(const AllocateConstNode*) override { found = true; }
+    void visit_call(const CallNode* n) override {
+      if (n->op == kCallKernel) found = true;
+      StmtVisitor::visit_call(n);
+    }
+  } finder;
+  if (f && f->body) finder.visit(f->body);
+  return finder.found;
+}
+
+CompiledFunc::CompiledFunc(const PrimFunc& f) : program_(eval::compile_program(f)) {}
+CompiledFunc::~CompiledFunc() = default;
+CompiledFunc::CompiledFunc(CompiledFunc&&) noexcept = default;
+CompiledFunc& CompiledFunc::operator=(CompiledFunc&&) noexcept = default;
+
+void CompiledFunc::run(const std::vector<Argument>& args) const { run_program(*program_, args); }
 
 void run(const PrimFunc& f, const std::vector<Argument>& args) {
   CompiledFunc(f).run(args);

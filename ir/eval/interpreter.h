@@ -23,6 +23,7 @@ struct Argument {
 
 namespace eval {
 struct Program;
+class ModuleLink;
 }
 
 // A PrimFunc compiled once into the interpreter's executable form, for
@@ -52,6 +53,25 @@ void run(const PrimFunc& f, const std::vector<Argument>& args);
 // functions that contain call_kernel or allocate_const.
 void run_module(const IRModule& m, std::string_view name, const std::vector<Argument>& args);
 
+// run_module for running many times: each function is compiled once, on its
+// first run or call. Keeps a reference to m, which must outlive it.
+class CompiledModule {
+ public:
+  explicit CompiledModule(const IRModule& m);
+  ~CompiledModule();
+  CompiledModule(CompiledModule&&) noexcept;
+  CompiledModule& operator=(CompiledModule&&) noexcept;
+
+  void run(std::string_view name, const std::vector<Argument>& args) const;
+
+ private:
+  std::unique_ptr<const eval::ModuleLink> runner_;
+};
+
+// Whether f contains T.call_kernel or T.allocate_const, so only run_module
+// can run it.
+bool needs_module(const PrimFunc& f);
+
 // Random inputs for every buffer parameter of f, deterministic in seed.
 // small_ints: floats hold small integers (-4..4), so sums of products are
 // exact and results can be compared bit for bit.
@@ -68,5 +88,10 @@ struct EquivResult {
 EquivResult check_equivalent(const PrimFunc& a, const PrimFunc& b, int trials = 3,
                              uint64_t seed = 0, bool small_ints = true, double rtol = 0,
                              double atol = 0);
+// The same for function `a` of module ma and `b` of mb, run with run_module
+// (so entries that call kernels and bind constants can be compared).
+EquivResult check_equivalent(const IRModule& ma, std::string_view a, const IRModule& mb,
+                             std::string_view b, int trials = 3, uint64_t seed = 0,
+                             bool small_ints = true, double rtol = 0, double atol = 0);
 
 }  // namespace tirc

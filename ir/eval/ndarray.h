@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/dtype.h"
@@ -38,5 +39,8 @@ class NDArray {
 // NumPy .npy files (version 1.0/2.0, little-endian, C order).
 NDArray read_npy(const std::string& path);
 void write_npy(const std::string& path, const NDArray& a);
+// The same in memory; `what` names the source in errors.
+NDArray parse_npy(std::string_view bytes, const std::string& what);
+std::string to_npy(const NDArray& a, const std::string& what);
 
 }  // namespace tirc

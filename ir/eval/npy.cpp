@@ -77,10 +77,7 @@ std::vector<int64_t> parse_shape(const std::string& text, const std::string& pat
 
 }  // namespace
 
-NDArray read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open");
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+NDArray parse_npy(std::string_view content, const std::string& path) {
   if (content.size() < 10 || content.compare(0, 6, "\x93NUMPY") != 0)
     throw Error(path + ": not a .npy file (bad magic)");
   const auto byte = [&](size_t i) { return static_cast<uint8_t>(content[i]); };
@@ -98,7 +95,7 @@ NDArray read_npy(const std::string& path) {
     throw Error(path + ": unsupported .npy version " + std::to_string(major));
   }
   if (content.size() < header_start + header_len) throw Error(path + ": truncated .npy header");
-  std::string header = content.substr(header_start, header_len);
+  std::string header(content.substr(header_start, header_len));
   std::string descr = dict_value(header, "descr", path);
   std::string fortran = dict_value(header, "fortran_order", path);
   std::string shape_text = dict_value(header, "shape", path);
@@ -112,18 +109,33 @@ NDArray read_npy(const std::string& path) {
   for (const Descr& d : kDescrs)
     if (descr == d.text) found = &d;
   if (!found) throw Error(path + ": unsupported .npy element type '" + descr + "'");
-  NDArray a(found->dtype, parse_shape(shape_text, path));
+  std::vector<int64_t> shape = parse_shape(shape_text, path);
+  // Check the size before allocating: a corrupt header must not ask for terabytes.
   size_t data_start = header_start + header_len;
-  if (content.size() - data_start < a.num_bytes())
-    throw Error(path + ": truncated .npy data (" + std::to_string(content.size() - data_start) +
-                " of " + std::to_string(a.num_bytes()) + " bytes)");
+  uint64_t available = content.size() - data_start, need = found->dtype.bytes();
+  for (int64_t d : shape)
+    if (d != 0 && need > available / static_cast<uint64_t>(d))
+      need = available + 1;
+    else
+      need *= static_cast<uint64_t>(d);
+  if (available < need)
+    throw Error(path + ": truncated .npy data (" + std::to_string(available) + " bytes for shape " +
+                shape_text + ")");
+  NDArray a(found->dtype, std::move(shape));
   std::memcpy(a.data(), content.data() + data_start, a.num_bytes());
   return a;
 }
 
-void write_npy(const std::string& path, const NDArray& a) {
+NDArray read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open");
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_npy(content, path);
+}
+
+std::string to_npy(const NDArray& a, const std::string& what) {
   std::ostringstream dict;
-  dict << "{'descr': '" << descr_of(a.dtype(), path) << "', 'fortran_order': False, 'shape': (";
+  dict << "{'descr': '" << descr_of(a.dtype(), what) << "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < a.shape().size(); ++i) dict << (i ? ", " : "") << a.shape()[i];
   if (a.shape().size() == 1) dict << ",";
   dict << "), }";
@@ -132,14 +144,20 @@ void write_npy(const std::string& path, const NDArray& a) {
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
-  if (header.size() > 0xFFFF) throw Error(path + ": .npy header too long");
+  if (header.size() > 0xFFFF) throw Error(what + ": .npy header too long");
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out.push_back(static_cast<char>(header.size() & 0xFF));
+  out.push_back(static_cast<char>(header.size() >> 8));
+  out += header;
+  out.append(reinterpret_cast<const char*>(a.data()), a.num_bytes());
+  return out;
+}
+
+void write_npy(const std::string& path, const NDArray& a) {
+  std::string bytes = to_npy(a, path);
   std::ofstream out(path, std::ios::binary);
   if (!out) throw Error(path + ": cannot open for writing");
-  out.write("\x93NUMPY\x01\x00", 8);
-  char len[2] = {static_cast<char>(header.size() & 0xFF), static_cast<char>(header.size() >> 8)};
-  out.write(len, 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<const char*>(a.data()), static_cast<std::streamsize>(a.num_bytes()));
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!out) throw Error(path + ": write failed");
 }
 

@@ -37,6 +37,15 @@ void Access::out_of_bounds(Frame& f, int lane) const {
   throw Error(msg, where ? where->loc : SourceLoc{});
 }
 
+void Access::read_only_store(Frame& f, int lane) const {
+  std::vector<int64_t> at;
+  for (const IExprPtr& i : indices) at.push_back(i->eval(f, lane));
+  throw Error("store to " + buffer_name + "[" + join(at) +
+                  "] writes read-only storage of a module constant (T.allocate_const)" +
+                  (where ? where->describe() : ""),
+              where ? where->loc : SourceLoc{});
+}
+
 void Access::unbound(Frame&) const {
   throw Error("buffer " + buffer_name + " is accessed outside the scope of its storage" +
                   (where ? where->describe() : ""),
@@ -49,6 +58,8 @@ void ViewBinder::bind(Frame& f) const {
   if (!s.data && s.bytes != 0) throw Error("buffer " + name + " has no storage");
   v.base = s.data;
   v.storage_elems = static_cast<int64_t>(s.bytes / static_cast<size_t>(dtype.bytes()));
+  v.storage_bytes = s.bytes;
+  v.read_only = s.read_only;
   v.shape.resize(shape.size());
   v.strides.resize(shape.size());
   for (size_t d = 0; d < shape.size(); ++d) {

@@ -14,6 +14,14 @@
 
 namespace tirc::eval {
 
+// A module constant as the interpreter sees it.
+struct NDArrayBytes {
+  const uint8_t* data = nullptr;
+  size_t bytes = 0;
+  DataType dtype;
+  int64_t elements = 0;
+};
+
 // Where an access or operation sits in the source program, for diagnostics.
 struct Where {
   std::string block;  // innermost enclosing block; empty at function level
@@ -28,11 +36,16 @@ struct View {
   int64_t offset = 0;
   std::vector<int64_t> shape, strides;
   bool bound = false;
+  bool read_only = false;  // over a module constant (T.allocate_const)
+  size_t storage_bytes = 0;
 };
 
+// A handle's value: where its storage starts and how many bytes follow (a
+// T.address_of points into the middle of some storage).
 struct StorageRef {
   uint8_t* data = nullptr;
   size_t bytes = 0;
+  bool read_only = false;
 };
 
 // Mutable state of one run. Slots are assigned at compile time.
@@ -87,10 +100,13 @@ struct Access {
     }
     if (flat < 0 || flat >= v.storage_elems) [[unlikely]]
       out_of_bounds(f, lane);
+    if (is_store && v.read_only) [[unlikely]]
+      read_only_store(f, lane);
     return v.base + flat * elem.bytes();
   }
 
   [[noreturn]] void out_of_bounds(Frame& f, int lane) const;
+  [[noreturn]] void read_only_store(Frame& f, int lane) const;
   [[noreturn]] void unbound(Frame& f) const;
 };
 
@@ -120,6 +136,35 @@ struct ParamBinding {
   std::vector<IExprPtr> shape;    // buffer: expected shape (after shape_vars are bound)
   std::vector<std::pair<int, int>> shape_vars;  // (dim, int slot) bound from the argument
   std::vector<const ViewBinder*> views;         // owned by the Program
+};
+
+// An expression of handle type (a T.call_kernel argument): a handle variable
+// or T.address_of(buf[i]).
+struct HExpr {
+  virtual ~HExpr() = default;
+  virtual StorageRef eval(Frame& f) const = 0;
+};
+using HExprPtr = std::unique_ptr<HExpr>;
+
+// One evaluated T.call_kernel argument: a handle for a buffer parameter, a
+// scalar otherwise.
+struct KernelArg {
+  StorageRef handle;
+  int64_t int_value = 0;
+  double float_value = 0;
+};
+
+// What a function compiled for run_module reaches outside itself: the module's
+// constants and the other functions. Implemented by run_module.
+class ModuleLink {
+ public:
+  virtual ~ModuleLink() = default;
+  // The constant's bytes; Error naming it when absent.
+  virtual const NDArrayBytes& constant(const std::string& name) const = 0;
+  // Runs `callee` with one argument per parameter; errors name `call`
+  // ("call_kernel \"dense\"" and where it is).
+  virtual void call(const std::string& callee, const std::vector<KernelArg>& args,
+                    const std::string& call) const = 0;
 };
 
 struct Program {

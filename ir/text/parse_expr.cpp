@@ -511,6 +511,8 @@ Expr Parser::parse_t_expr(const Token& t_tok) {
     unify(args[0], args[1], name, "T." + f);
     return track_depth(at(name, [&] { return make_call(args[0].dtype(), f, args); }), name);
   }
+  if (f == "call_kernel") return track_depth(parse_call_kernel(name), name);
+  if (f == "address_of") return track_depth(parse_address_of(name), name);
   if (f == "likely") {
     auto args = parse_call_args(name, 1, 1);
     if (!args[0].dtype().is_bool())
@@ -518,6 +520,38 @@ Expr Parser::parse_t_expr(const Token& t_tok) {
     return track_depth(at(name, [&] { return make_call(args[0].dtype(), f, args); }), name);
   }
   fail(name, "unknown function T." + f + " in an expression");
+}
+
+Expr Parser::parse_call_kernel(const Token& callee) {
+  expect_op("(", "after T.call_kernel");
+  const Token& name_tok = peek();
+  if (name_tok.kind != TokenKind::String)
+    fail(name_tok, "T.call_kernel needs the callee's name as a string first, found " +
+                       describe(name_tok));
+  std::string name = advance().text;
+  std::vector<Expr> args;
+  while (accept_op(",")) {
+    if (at_op(")")) break;
+    args.push_back(parse_expr());
+  }
+  expect_op(")", "to close the argument list of T.call_kernel");
+  return at(callee, [&] { return make_call_kernel(name, args); });
+}
+
+Expr Parser::parse_address_of(const Token& callee) {
+  expect_op("(", "after T.address_of");
+  const Token& name_tok = peek();
+  if (name_tok.kind != TokenKind::Name || !peek(1).is_op("["))
+    fail(name_tok, "T.address_of takes one buffer element like buf[i], found " +
+                       describe(name_tok));
+  advance();
+  Buffer buffer = lookup_buffer(name_tok);
+  Expr load = parse_load(buffer, name_tok);
+  if (!at_op(")"))
+    fail(peek(), "T.address_of takes one buffer element like buf[i], found " + describe(peek()) +
+                     " after it");
+  advance();
+  return at(callee, [&] { return make_call(DataType::handle(), kAddressOf, {load}); });
 }
 
 int64_t Parser::const_extent(int64_t start, int64_t stop, const Token& t) const {

@@ -80,6 +80,8 @@ Stmt Parser::finish_binders(std::vector<Binder>& binders,
       node = std::make_shared<LetStmtNode>(b.var, b.value, body);
     else if (b.kind == StmtKind::Allocate)
       node = std::make_shared<AllocateNode>(b.var, b.dtype, b.extents, b.scope, body);
+    else if (b.kind == StmtKind::AllocateConst)
+      node = std::make_shared<AllocateConstNode>(b.var, b.dtype, b.extents, b.constant, body);
     else
       node = std::make_shared<DeclBufferNode>(b.buffer, body);
     node->loc = b.loc;
@@ -214,7 +216,7 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
       fail(first, "'" + first.text + "' is already defined in this scope");
     Var v = make_var(first.text, t);
     scope_.define(first.text, {v, nullptr});
-    binders.push_back(Binder{StmtKind::LetStmt, loc(first), v, value, t, {}, {}, nullptr});
+    binders.push_back(Binder{StmtKind::LetStmt, loc(first), v, value, t, {}, {}, nullptr, {}});
     return;
   }
   expect_op("=", "after the assignment target");
@@ -257,7 +259,8 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
              DataType::float32(),
              {},
              "global",
-             nullptr};
+             nullptr,
+             {}};
     b.extents = parse_shape("allocation extent");
     if (accept_op(",") && !at_op(")")) {
       if (!peek(1).is_op("=")) {
@@ -289,6 +292,14 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
     expect_op(")", "to close T.allocate(");
     define_checked({b.var, nullptr});
     binders.push_back(std::move(b));
+  } else if (at_t_attr("allocate_const")) {
+    Token callee = peek(2);
+    pos_ += 3;
+    Binder b{StmtKind::AllocateConst, loc(first), make_var(first.text, DataType::handle()),
+             {},                      DataType::float32(), {}, {}, nullptr, {}};
+    parse_allocate_const(first, callee, b);
+    define_checked({b.var, nullptr});
+    binders.push_back(std::move(b));
   } else if (at_t_attr("decl_buffer")) {
     Token callee = peek(2);
     pos_ += 3;
@@ -296,7 +307,7 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
     Buffer buffer = build_buffer(first.text, parse_buffer_args(callee, true, ")"));
     define_buffer(first, buffer);
     binders.push_back(
-        Binder{StmtKind::DeclBuffer, loc(first), nullptr, {}, buffer->dtype, {}, {}, buffer});
+        Binder{StmtKind::DeclBuffer, loc(first), nullptr, {}, buffer->dtype, {}, {}, buffer, {}});
   } else if (at_t_attr("Buffer")) {
     // `A_1 = T.Buffer((16384,), data=A.data)`: a view over existing storage
     // (lowered IR prints flat buffers this way); it declares only a name.
@@ -318,7 +329,7 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
     Var v = make_var(first.text, value.dtype());
     define_checked({v, nullptr});
     binders.push_back(
-        Binder{StmtKind::LetStmt, loc(first), v, value, value.dtype(), {}, {}, nullptr});
+        Binder{StmtKind::LetStmt, loc(first), v, value, value.dtype(), {}, {}, nullptr, {}});
   }
   expect_newline("after the assignment");
 }
@@ -472,6 +483,8 @@ Stmt Parser::parse_t_statement(BlockBuilder* direct_block) {
   if (f == "evaluate") {
     auto args = parse_call_args(callee, 1, 1);
     result = make_evaluate(args[0]);
+  } else if (f == "call_kernel") {
+    result = make_evaluate(parse_call_kernel(callee));
   } else if (f == "func_attr") {
     if (!direct_block || !direct_block->is_function)
       fail(callee, "T.func_attr must be at the top of the function body");
@@ -502,6 +515,47 @@ Stmt Parser::parse_t_statement(BlockBuilder* direct_block) {
   }
   expect_newline("after T." + f + "(...)");
   return result;
+}
+
+}  // namespace tirc
+
+namespace tirc {
+
+void Parser::parse_allocate_const(const Token& target, const Token& callee, Binder& b) {
+  const std::string usage =
+      "T.allocate_const(metadata[\"name\"], \"dtype\", [extents])";
+  expect_op("(", "after T.allocate_const");
+  if (!at_name("metadata") || !peek(1).is_op("["))
+    fail(peek(), "expected metadata[\"name\"] as the first argument of " + usage + ", found " +
+                     describe(peek()));
+  advance();
+  advance();
+  const Token& name_tok = peek();
+  if (name_tok.kind != TokenKind::String)
+    fail(name_tok, "expected the constant's name as a string in metadata[...], found " +
+                       describe(name_tok));
+  b.constant = advance().text;
+  expect_op("]", "to close metadata[...]");
+  if (known_constants_ && !constants_.count(b.constant))
+    fail(name_tok, "unknown constant '" + b.constant + "' (the module has " +
+                       std::to_string(constants_.size()) + " constant" +
+                       (constants_.size() == 1 ? "" : "s") + ")");
+  expect_op(",", "after metadata[...] in " + usage);
+  b.dtype = parse_dtype_string("as the second argument of T.allocate_const");
+  expect_op(",", "after the dtype in " + usage);
+  if (!at_op("[") && !at_op("("))
+    fail(peek(), "expected the extents list of " + usage + ", found " + describe(peek()));
+  const Token& shape_tok = peek();
+  b.extents = parse_shape("allocate_const extent");
+  for (const Expr& e : b.extents) {
+    auto v = as_const_int(e);
+    if (!v || *v <= 0)
+      fail(shape_tok, "extents of T.allocate_const '" + target.text +
+                          "' must be positive integer constants");
+  }
+  accept_op(",");
+  expect_op(")", "to close T.allocate_const(");
+  (void)callee;
 }
 
 }  // namespace tirc

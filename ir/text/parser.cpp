@@ -1,13 +1,21 @@
 // Functions, modules and the public entry points of the parser.
 #include "ir/text/parser.h"
 
+#include <filesystem>
+
+#include "ir/text/constants_file.h"
 #include "ir/text/parser_impl.h"
 
 namespace tirc {
 
-Parser::Parser(std::string_view text, std::string_view filename)
-    : file_{std::make_shared<const std::string>(filename),
-            std::make_shared<const std::string>(text)} {}
+Parser::Parser(std::string_view text, std::string_view filename, ParseOptions options)
+    : file_{std::make_shared<const std::string>(filename), std::make_shared<const std::string>(text)},
+      options_(options) {
+  if (options_.constants) {
+    constants_ = *options_.constants;
+    known_constants_ = true;
+  }
+}
 
 // ---- tokens ----------------------------------------------------------------
 
@@ -181,6 +189,33 @@ std::vector<Param> Parser::parse_params() {
   return params;
 }
 
+void Parser::parse_module_attrs(IRModule& module) {
+  Token callee = peek(2);
+  pos_ += 3;
+  if (!module.attrs.empty() || !module.empty())
+    fail(callee, "I.module_attrs must come once, before the first function");
+  expect_op("(", "after I.module_attrs");
+  const Token& dict_tok = peek();
+  module.attrs = parse_annotation_dict();
+  expect_op(")", "to close I.module_attrs(");
+  expect_newline("after I.module_attrs(...)");
+  auto it = module.attrs.find(kConstantsAttr);
+  if (it == module.attrs.end() || !options_.load_constants) return;
+  auto* file = it->second.as<StringImmNode>();
+  if (!file) fail(dict_tok, std::string("\"") + kConstantsAttr + "\" must be a file name string");
+  namespace fs = std::filesystem;
+  fs::path path = file->value;
+  if (path.is_relative()) path = fs::path(*file_.name).parent_path() / path;
+  std::vector<std::pair<std::string, std::shared_ptr<const NDArray>>> loaded;
+  try {
+    loaded = read_constants_file(path.string());
+  } catch (const Error& e) {
+    fail(dict_tok, "cannot load the module's constants: " + e.message());
+  }
+  for (auto& [name, value] : loaded) constants_[name] = std::move(value);
+  known_constants_ = true;
+}
+
 std::pair<Token, PrimFunc> Parser::parse_function() {
   parse_decorator("T", "prim_func");
   if (!at_name("def")) fail(peek(), "expected 'def' after @T.prim_func, found " + describe(peek()));
@@ -238,6 +273,10 @@ IRModule Parser::parse_module() {
           expect_newline("after the docstring");
           continue;
         }
+        if (at_name("I") && peek(1).is_op(".") && peek(2).is_name("module_attrs")) {
+          parse_module_attrs(module);
+          continue;
+        }
         auto [name, func] = parse_function();
         if (module.find(name.text))
           fail(name, "function '" + name.text + "' is defined twice in the module");
@@ -254,6 +293,7 @@ IRModule Parser::parse_module() {
     if (peek().kind != TokenKind::Eof)
       fail(peek(), "unexpected " + describe(peek()) + " after the end of the " +
                        std::string(module.size() > 1 ? "module" : "function"));
+    for (auto& [name, value] : constants_) module.add_constant(name, value);
     return module;
   } catch (const Error& e) {
     if (e.loc().known() || toks_.empty()) throw;
@@ -285,6 +325,11 @@ Expr Parser::parse_standalone_expr(const std::vector<Var>& scope) {
 
 IRModule parse_module(std::string_view text, std::string_view filename) {
   return Parser(text, filename).parse_module();
+}
+
+IRModule parse_module(std::string_view text, std::string_view filename,
+                      const ParseOptions& options) {
+  return Parser(text, filename, options).parse_module();
 }
 
 Expr parse_expr(std::string_view text, const std::vector<Var>& scope, std::string_view filename) {

@@ -12,6 +12,7 @@
 
 #include "ir/function.h"
 #include "ir/text/lexer.h"
+#include "ir/text/parser.h"
 #include "ir/text/scope.h"
 
 namespace tirc {
@@ -42,6 +43,7 @@ struct Binder {
   std::vector<Expr> extents;
   std::string scope;
   Buffer buffer;
+  std::string constant;  // T.allocate_const's metadata["name"]
 };
 
 // Buffer constructor arguments shared by T.Buffer, T.alloc_buffer,
@@ -58,7 +60,7 @@ struct BufferArgs {
 
 class Parser {
  public:
-  Parser(std::string_view text, std::string_view filename);
+  Parser(std::string_view text, std::string_view filename, ParseOptions options = {});
 
   IRModule parse_module();
   Expr parse_standalone_expr(const std::vector<Var>& scope);
@@ -113,6 +115,10 @@ class Parser {
   Expr parse_primary();
   Expr parse_t_expr(const Token& t_tok);
   Expr parse_typed_literal(const Token& name_tok, DataType t);
+  // After `T.call_kernel`: ("callee", args...).
+  Expr parse_call_kernel(const Token& callee);
+  // After `T.address_of`: (buf[i, ...]).
+  Expr parse_address_of(const Token& callee);
   std::vector<Expr> parse_call_args(const Token& callee, size_t min_args, size_t max_args);
   Expr parse_load(const Buffer& buffer, const Token& name_tok);
   std::vector<Expr> parse_index_list(const Buffer& buffer, const Token& name_tok, bool allow_slices,
@@ -176,8 +182,16 @@ class Parser {
   // The function and the token of its name.
   std::pair<Token, PrimFunc> parse_function();
   std::vector<Param> parse_params();
+  // `I.module_attrs({...})` at the top of the class body; loads the side file.
+  void parse_module_attrs(IRModule& module);
+  // After `= T.allocate_const`: (metadata["name"], "dtype", [extents]).
+  void parse_allocate_const(const Token& target, const Token& callee, Binder& b);
 
   SourceFile file_;
+  ParseOptions options_;
+  // Constants T.allocate_const may name; checked only when known_constants_.
+  std::map<std::string, std::shared_ptr<const NDArray>, std::less<>> constants_;
+  bool known_constants_ = false;
   std::vector<Token> toks_;
   size_t pos_ = 0;
   int nesting_ = 0;

@@ -13,7 +13,11 @@ constexpr const char* kIrImport = "# from tvm.script import ir as I\n";
 
 std::string print_module(const IRModule& m) {
   std::string out = std::string(kIrImport) + kTirImport + "\n@I.ir_module\nclass Module:\n";
-  if (m.empty()) return out + "    pass\n";
+  if (!m.attrs.empty()) {
+    TextPrinter printer;
+    out += "    I.module_attrs(" + printer.annotations_text(m.attrs) + ")\n";
+  }
+  if (m.empty()) return out + (m.attrs.empty() ? "    pass\n" : "");
   bool first = true;
   for (const auto& [name, func] : m.functions()) {
     if (!first) out += "\n";
@@ -43,7 +47,7 @@ std::string print_stmt(const Stmt& s) {
 }
 
 std::string print(const IRModule& m) {
-  if (m.size() == 1) return print_func(m.functions()[0].second, m.functions()[0].first);
+  if (m.size() == 1 && m.attrs.empty()) return print_func(m.functions()[0].second, m.functions()[0].first);
   return print_module(m);
 }
 

@@ -19,6 +19,8 @@ class TextPrinter {
   // Appends the statement's lines at `indent` levels; nothing for an empty one.
   void print_stmt(const Stmt& s, int indent);
   std::string print_expr(const Expr& e);
+  // `{"key": value, ...}` as T.func_attr prints it.
+  std::string annotations_text(const Annotations& a) { return annotations(a); }
 
   const std::string& text() const { return out_; }
 

@@ -138,7 +138,12 @@ TextPrinter::Printed TextPrinter::expr(const Expr& e) {
     case ExprKind::StringImm:
       return {quote(e.as<StringImmNode>()->value), kAtom};
     case ExprKind::Var:
-      return {var_name(e.as<VarNode>()), kAtom};
+    {
+      // A buffer's storage that no statement names prints as `A.data`.
+      const VarNode* v = e.as<VarNode>();
+      if (!names_.find(v) && data_owner_.count(v)) return {data_reference(v), kAtom};
+      return {var_name(v), kAtom};
+    }
     case ExprKind::BufferLoad: {
       auto* n = e.as<BufferLoadNode>();
       std::string idx = n->indices.empty() ? "()" : args(n->indices);

@@ -125,6 +125,10 @@ class BufferUses : public StmtVisitor {
     allocated.insert(n->buffer_var.get());
     StmtVisitor::visit_allocate(n);
   }
+  void visit_allocate_const(const AllocateConstNode* n) override {
+    allocated.insert(n->buffer_var.get());
+    StmtVisitor::visit_allocate_const(n);
+  }
 
  private:
   std::unordered_set<const BufferNode*> seen_;
@@ -269,9 +273,26 @@ void TextPrinter::print_stmt(const Stmt& s, int indent) {
       print_body(n->body, indent);
       return;
     }
-    case StmtKind::Evaluate:
-      line(indent, "T.evaluate(" + expr(s.as<EvaluateNode>()->value).text + ")");
+    case StmtKind::Evaluate: {
+      const Expr& v = s.as<EvaluateNode>()->value;
+      // A kernel call is a statement of its own, as in Python.
+      if (call_kernel_callee(v))
+        line(indent, expr(v).text);
+      else
+        line(indent, "T.evaluate(" + expr(v).text + ")");
       return;
+    }
+    case StmtKind::AllocateConst: {
+      auto* n = s.as<AllocateConstNode>();
+      std::string rhs = "T.allocate_const(metadata[" + quote(n->constant) + "], " +
+                        quote(n->dtype.str()) + ", [" + args(n->extents) + "])";
+      std::string name =
+          n->buffer_var ? names_.define(n->buffer_var.get(), n->buffer_var->name) : "None";
+      line(indent, name + " = " + rhs);
+      if (n->buffer_var) print_aliases(n->buffer_var.get(), indent);
+      print_body(n->body, indent);
+      return;
+    }
     case StmtKind::Allocate: {
       auto* n = s.as<AllocateNode>();
       std::string rhs = "T.allocate([" + args(n->extents) + "], " + quote(n->dtype.str()) + ", " +

@@ -1,0 +1,26 @@
+#include "passes/model_pipeline.h"
+
+#include "ir/onnx/build_module.h"
+#include "ir/onnx/fold.h"
+#include "ir/onnx/import.h"
+#include "passes/fuse_ops.h"
+
+namespace tirc {
+
+IRModule import_onnx_module(const std::string& path, const ModelOptions& options) {
+  return graph_to_module(onnx::import_model_file(path), options);
+}
+
+IRModule graph_to_module(onnx::Graph graph, const ModelOptions& options) {
+  graph = onnx::fold_and_infer(std::move(graph), options.bind_inputs);
+  size_t before = graph.nodes.size();
+  graph = fold_batchnorm_into_conv(std::move(graph));
+  // Folding BN can leave a Conv whose operands are all constants.
+  if (graph.nodes.size() != before) graph = onnx::fold_and_infer(std::move(graph));
+  std::vector<onnx::KernelGroup> groups = fuse_ops(graph, options.fuse);
+  onnx::BuildOptions build;
+  build.entry_name = options.entry_name;
+  return onnx::build_module(graph, groups, build);
+}
+
+}  // namespace tirc

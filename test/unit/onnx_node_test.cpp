@@ -1,0 +1,227 @@
+// Conformance: ONNX's backend test data (node, pytorch-converted,
+// pytorch-operator) through the whole frontend, with the interpreter as the
+// oracle. Every model is imported; one using an operator outside
+// supported_ops() is "not attempted"; a model whose outputs are not all float32
+// (or whose inputs are floating-point types other than float32) is excluded as
+// "not float32". Everything else must pass unless the exclusion table below
+// says why not.
+//
+// Binding: tirc compiles static programs, so every graph input whose dtype is
+// not float32 (shape operands of Reshape/Expand/Tile, Gather indices, Where
+// conditions, Slice starts, ...) is bound to its test value as a constant
+// (ModelOptions::bind_inputs); only the float32 inputs are run-time inputs.
+//
+// TIRC_ONNX_REPORT=1 prints, per operator, passed / attempted / excluded /
+// not attempted, and every excluded or failing test with its reason.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "ir/eval/interpreter.h"
+#include "ir/onnx/import.h"
+#include "ir/onnx/op.h"
+#include "passes/model_pipeline.h"
+
+using namespace tirc;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kDataRoot = "/usr/include/onnx/backend/test/data";
+
+// Tests that are attempted by the rules above but do not pass, and why.
+const std::map<std::string, std::string>& exclusions() {
+  static const std::map<std::string, std::string> table = {
+      // Filled from the runs: "<suite>/<test>" -> reason.
+  };
+  return table;
+}
+
+// Operators the frontend itself handles (fold bypasses them).
+bool frontend_op(const onnx::Node& n) {
+  return (n.domain.empty() || n.domain == "ai.onnx") && (n.op_type == "Identity" || n.op_type == "Dropout");
+}
+
+enum class Kind { Passed, Failed, Excluded, NotAttempted };
+
+struct Outcome {
+  Kind kind = Kind::Passed;
+  std::string reason;
+  std::set<std::string> ops;
+};
+
+bool close(double got, double want) {
+  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
+  if (std::isinf(want) || std::isinf(got)) return got == want;
+  return std::abs(got - want) <= 1e-5 + 1e-3 * std::abs(want);
+}
+
+std::string shape_str(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+// "" when equal, else the first difference.
+std::string compare(const NDArray& got, const NDArray& want, const std::string& name) {
+  if (got.shape() != want.shape())
+    return "output '" + name + "': shape " + shape_str(got.shape()) + ", expected " + shape_str(want.shape());
+  for (int64_t i = 0; i < want.num_elements(); ++i)
+    if (!close(got.get_float(i), want.get_float(i)))
+      return "output '" + name + "' element " + std::to_string(i) + ": " + std::to_string(got.get_float(i)) +
+             ", expected " + std::to_string(want.get_float(i));
+  return "";
+}
+
+std::vector<fs::path> sorted_dirs(const fs::path& root, const std::string& prefix) {
+  std::vector<fs::path> dirs;
+  if (!fs::is_directory(root)) return dirs;
+  for (const auto& e : fs::directory_iterator(root))
+    if (e.is_directory() && e.path().filename().string().rfind(prefix, 0) == 0) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+// Runs every data set of one model; "" when all outputs match.
+std::string run_data_sets(const fs::path& dir, const onnx::Graph& graph) {
+  std::vector<fs::path> sets = sorted_dirs(dir, "test_data_set_");
+  if (sets.empty()) return "no test data";
+  for (const fs::path& set : sets) {
+    ModelOptions options;
+    std::vector<NDArray> inputs;
+    for (size_t k = 0; k < graph.inputs.size(); ++k) {
+      fs::path file = set / ("input_" + std::to_string(k) + ".pb");
+      if (!fs::exists(file)) return "missing " + file.string();
+      NDArray value = onnx::read_tensor_proto_file(file.string());
+      if (value.dtype() == DataType::float32())
+        inputs.push_back(std::move(value));
+      else
+        options.bind_inputs[graph.inputs[k]] = std::move(value);
+    }
+    IRModule m = graph_to_module(graph, options);
+    const PrimFunc& entry = m.at("run");
+    std::vector<NDArray> arrays = std::move(inputs);
+    size_t num_inputs = arrays.size();
+    if (entry->params.size() != num_inputs + graph.outputs.size()) return "entry has unexpected parameters";
+    for (size_t p = num_inputs; p < entry->params.size(); ++p) {
+      const Buffer& b = entry->params[p].buffer;
+      std::vector<int64_t> shape;
+      for (const Expr& e : b->shape) shape.push_back(*as_const_int(e));
+      arrays.emplace_back(b->dtype, shape);
+    }
+    std::vector<Argument> args;
+    for (NDArray& a : arrays) args.push_back(Argument{&a, 0, 0});
+    run_module(m, "run", args);
+    for (size_t k = 0; k < graph.outputs.size(); ++k) {
+      NDArray want = onnx::read_tensor_proto_file((set / ("output_" + std::to_string(k) + ".pb")).string());
+      std::string diff = compare(arrays[num_inputs + k], want, graph.outputs[k]);
+      if (!diff.empty()) return set.filename().string() + ": " + diff;
+    }
+  }
+  return "";
+}
+
+Outcome run_test(const std::string& suite, const fs::path& dir, const std::set<std::string>& supported) {
+  Outcome out;
+  std::string key = suite + "/" + dir.filename().string();
+  auto excluded = exclusions().find(key);
+  onnx::Graph graph;
+  try {
+    graph = onnx::import_model_file((dir / "model.onnx").string());
+  } catch (const std::exception& e) {
+    out.ops.insert("(import)");
+    if (excluded != exclusions().end()) return {Kind::Excluded, excluded->second, out.ops};
+    return {Kind::Failed, std::string("import: ") + e.what(), out.ops};
+  }
+  std::vector<std::string> missing;
+  for (const onnx::Node& n : graph.nodes) {
+    bool onnx_domain = n.domain.empty() || n.domain == "ai.onnx";
+    std::string op = onnx_domain ? n.op_type : n.domain + "." + n.op_type;
+    out.ops.insert(op);
+    if (!frontend_op(n) && !(onnx_domain && supported.count(n.op_type)) && !onnx::find_op(n.domain, n.op_type))
+      missing.push_back(op);
+  }
+  if (!missing.empty()) {
+    std::string reason = "unsupported:";
+    for (const std::string& m : missing) reason += " " + m;
+    return {Kind::NotAttempted, reason, out.ops};
+  }
+  for (const std::string& o : graph.outputs)
+    if (graph.tensor(o).dtype != DataType::float32())
+      return {Kind::Excluded, "not float32 (output '" + o + "' is " + graph.tensor(o).dtype.str() + ")", out.ops};
+  for (const std::string& i : graph.inputs) {
+    DataType t = graph.tensor(i).dtype;
+    if (t.is_float() && t != DataType::float32())
+      return {Kind::Excluded, "not float32 (input '" + i + "' is " + t.str() + ")", out.ops};
+  }
+  if (excluded != exclusions().end()) return {Kind::Excluded, excluded->second, out.ops};
+  try {
+    std::string diff = run_data_sets(dir, graph);
+    if (!diff.empty()) return {Kind::Failed, diff, out.ops};
+  } catch (const std::exception& e) {
+    return {Kind::Failed, e.what(), out.ops};
+  }
+  return {Kind::Passed, "", out.ops};
+}
+
+void run_suite(const std::string& suite) {
+  fs::path root = fs::path(kDataRoot) / suite;
+  std::vector<fs::path> tests = sorted_dirs(root, "test_");
+  REQUIRE(!tests.empty());
+  std::vector<std::string> names = onnx::supported_ops();
+  std::set<std::string> supported(names.begin(), names.end());
+  bool report = std::getenv("TIRC_ONNX_REPORT") && std::string(std::getenv("TIRC_ONNX_REPORT")) == "1";
+
+  struct Tally {
+    int passed = 0, attempted = 0, excluded = 0, not_attempted = 0;
+  };
+  std::map<std::string, Tally> per_op;
+  Tally total;
+  std::vector<std::string> failures, notes;
+  for (const fs::path& dir : tests) {
+    Outcome o = run_test(suite, dir, supported);
+    std::string name = dir.filename().string();
+    for (const std::string& op : o.ops) {
+      Tally& t = per_op[op];
+      if (o.kind == Kind::Passed || o.kind == Kind::Failed) ++t.attempted;
+      if (o.kind == Kind::Passed) ++t.passed;
+      if (o.kind == Kind::Excluded) ++t.excluded;
+      if (o.kind == Kind::NotAttempted) ++t.not_attempted;
+    }
+    if (o.kind == Kind::Passed || o.kind == Kind::Failed) ++total.attempted;
+    if (o.kind == Kind::Passed) ++total.passed;
+    if (o.kind == Kind::Excluded) ++total.excluded;
+    if (o.kind == Kind::NotAttempted) ++total.not_attempted;
+    if (o.kind == Kind::Failed) failures.push_back(name + ": " + o.reason);
+    if (o.kind == Kind::Excluded) notes.push_back(name + ": excluded: " + o.reason);
+  }
+
+  if (report) {
+    std::cout << "\n== ONNX " << suite << " tests: " << total.passed << " passed / " << total.attempted
+              << " attempted, " << total.excluded << " excluded, " << total.not_attempted
+              << " not attempted (of " << tests.size() << ")\n";
+    std::printf("%-28s %7s %9s %8s %13s\n", "operator", "passed", "attempted", "excluded", "not attempted");
+    for (const auto& [op, t] : per_op)
+      std::printf("%-28s %7d %9d %8d %13d\n", op.c_str(), t.passed, t.attempted, t.excluded, t.not_attempted);
+    for (const std::string& n : notes) std::cout << "  " << n << "\n";
+    for (const std::string& f : failures) std::cout << "  FAILED " << f << "\n";
+    std::cout.flush();
+  }
+  std::string all;
+  for (const std::string& f : failures) all += "\n  " + f;
+  INFO(failures.size() << " of " << total.attempted << " attempted " << suite << " tests failed:" << all);
+  CHECK(failures.empty());
+}
+
+}  // namespace
+
+TEST_CASE("ONNX backend node tests through the frontend", "[onnx-node]") { run_suite("node"); }
+
+TEST_CASE("ONNX pytorch-converted tests through the frontend", "[onnx-node]") { run_suite("pytorch-converted"); }
+
+TEST_CASE("ONNX pytorch-operator tests through the frontend", "[onnx-node]") { run_suite("pytorch-operator"); }
