@@ -56,13 +56,16 @@ bool fold_pair(Graph& graph, size_t c, size_t b) {
     if (!bn.outputs[k].empty()) return false;  // training outputs
   if (bn.attr_int("training_mode", 0) != 0) return false;
   const NDArray* w = constant_f32(graph, conv.inputs[1]);
-  const NDArray* bias = conv.inputs.size() > 2 && !conv.inputs[2].empty() ? constant_f32(graph, conv.inputs[2]) : nullptr;
+  const NDArray* bias = conv.inputs.size() > 2 && !conv.inputs[2].empty()
+                            ? constant_f32(graph, conv.inputs[2])
+                            : nullptr;
   bool has_bias = conv.inputs.size() > 2 && !conv.inputs[2].empty();
   const NDArray* gamma = constant_f32(graph, bn.inputs[1]);
   const NDArray* beta = constant_f32(graph, bn.inputs[2]);
   const NDArray* mean = constant_f32(graph, bn.inputs[3]);
   const NDArray* var = constant_f32(graph, bn.inputs[4]);
-  if (!w || (has_bias && !bias) || !gamma || !beta || !mean || !var || w->shape().empty()) return false;
+  if (!w || (has_bias && !bias) || !gamma || !beta || !mean || !var || w->shape().empty())
+    return false;
   int64_t channels = w->shape()[0];
   for (const NDArray* p : {gamma, beta, mean, var})
     if (p->num_elements() != channels) return false;
@@ -81,8 +84,10 @@ bool fold_pair(Graph& graph, size_t c, size_t b) {
   }
   std::string w_name = fresh_tensor_name(graph, conv.inputs[1] + "_bn");
   graph.tensors[w_name] = onnx::TensorInfo{w_name, DataType::float32(), w->shape(), true, new_w};
-  std::string b_name = fresh_tensor_name(graph, (has_bias ? conv.inputs[2] : conv.outputs[0] + "_bias") + "_bn");
-  graph.tensors[b_name] = onnx::TensorInfo{b_name, DataType::float32(), Shape{channels}, true, new_b};
+  std::string b_name =
+      fresh_tensor_name(graph, (has_bias ? conv.inputs[2] : conv.outputs[0] + "_bias") + "_bn");
+  graph.tensors[b_name] =
+      onnx::TensorInfo{b_name, DataType::float32(), Shape{channels}, true, new_b};
 
   graph.tensors.erase(conv.outputs[0]);
   conv.inputs.resize(3);
@@ -105,7 +110,8 @@ Graph fold_batchnorm_into_conv(Graph graph) {
     const Node& bn = graph.nodes[b];
     if (!is_op(bn, "BatchNormalization") || bn.inputs.empty()) continue;
     auto p = producer.find(bn.inputs[0]);
-    if (p == producer.end() || removed[p->second] || !is_op(graph.nodes[p->second], "Conv")) continue;
+    if (p == producer.end() || removed[p->second] || !is_op(graph.nodes[p->second], "Conv"))
+      continue;
     const std::string& y = bn.inputs[0];
     if (users[y].size() != 1 || is_graph_output(graph, y)) continue;
     if (graph.nodes[p->second].outputs.size() != 1) continue;
@@ -219,10 +225,14 @@ std::vector<KernelGroup> dependency_order(const Graph& graph, const Partition& p
   std::vector<int> indegree(groups.size(), 0);
   for (const auto& s : succ)
     for (int g : s) ++indegree[static_cast<size_t>(g)];
-  auto first_node = [&](int g) { return *std::min_element(groups[static_cast<size_t>(g)].begin(), groups[static_cast<size_t>(g)].end()); };
+  auto first_node = [&](int g) {
+    return *std::min_element(groups[static_cast<size_t>(g)].begin(),
+                             groups[static_cast<size_t>(g)].end());
+  };
   std::set<std::pair<size_t, int>> ready;
   for (size_t g = 0; g < groups.size(); ++g)
-    if (!groups[g].empty() && indegree[g] == 0) ready.insert({first_node(static_cast<int>(g)), static_cast<int>(g)});
+    if (!groups[g].empty() && indegree[g] == 0)
+      ready.insert({first_node(static_cast<int>(g)), static_cast<int>(g)});
   std::vector<KernelGroup> out;
   while (!ready.empty()) {
     int g = ready.begin()->second;
@@ -235,7 +245,8 @@ std::vector<KernelGroup> dependency_order(const Graph& graph, const Partition& p
   }
   size_t placed = 0;
   for (const KernelGroup& k : out) placed += k.nodes.size();
-  if (placed != graph.nodes.size()) throw Error("fuse_ops: the kernel groups depend on each other in a cycle");
+  if (placed != graph.nodes.size())
+    throw Error("fuse_ops: the kernel groups depend on each other in a cycle");
   return out;
 }
 
@@ -307,7 +318,9 @@ std::vector<KernelGroup> fuse_ops(const Graph& graph, bool fuse) {
         int p = in.empty() ? -1 : part.group_of_tensor(in);
         if (p < 0 || !single_consumer(in, i)) continue;
         if (part.creates_cycle(i, {p})) continue;
-        if (chosen < 0 || (anchored[static_cast<size_t>(p)] && !anchored[static_cast<size_t>(chosen)])) chosen = p;
+        if (chosen < 0 ||
+            (anchored[static_cast<size_t>(p)] && !anchored[static_cast<size_t>(chosen)]))
+          chosen = p;
       }
       if (chosen >= 0) {
         part.add(chosen, i);

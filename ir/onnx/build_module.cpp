@@ -13,14 +13,15 @@ namespace tirc::onnx {
 
 std::string identifier_from(const std::string& name) {
   static const std::set<std::string> reserved = {
-      "False", "None",  "True",   "and",    "as",     "assert", "async", "await", "break",
-      "class", "continue", "def", "del",    "elif",   "else",   "except", "finally", "for",
-      "from",  "global", "if",    "import", "in",     "is",     "lambda", "nonlocal", "not",
-      "or",    "pass",  "raise",  "return", "try",    "while",  "with",  "yield", "T",
-      "I",     "metadata"};
+      "False",   "None",     "True",     "and",    "as",   "assert",  "async",  "await",
+      "break",   "class",    "continue", "def",    "del",  "elif",    "else",   "except",
+      "finally", "for",      "from",     "global", "if",   "import",  "in",     "is",
+      "lambda",  "nonlocal", "not",      "or",     "pass", "raise",   "return", "try",
+      "while",   "with",     "yield",    "T",      "I",    "metadata"};
   std::string id;
   for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     id += ok ? c : '_';
   }
   if (id.empty() || (id[0] >= '0' && id[0] <= '9')) id = "t_" + id;
@@ -58,6 +59,24 @@ bool is_graph_output(const Graph& graph, const std::string& name) {
   return std::find(graph.outputs.begin(), graph.outputs.end(), name) != graph.outputs.end();
 }
 
+// "BatchNormalization" -> "batch_normalization", "MatMul" -> "mat_mul".
+std::string snake_case(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    bool upper = c >= 'A' && c <= 'Z';
+    if (upper && i > 0) {
+      char prev = s[i - 1];
+      bool prev_lower = (prev >= 'a' && prev <= 'z') || (prev >= '0' && prev <= '9');
+      bool next_lower = i + 1 < s.size() && s[i + 1] >= 'a' && s[i + 1] <= 'z';
+      bool prev_upper = prev >= 'A' && prev <= 'Z';
+      if (prev_lower || (prev_upper && next_lower)) out += '_';
+    }
+    out += upper ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  return identifier_from(out);
+}
+
 bool inline_as_immediate(const TensorInfo& t) {
   return t.value && t.value->num_elements() == 1;
 }
@@ -90,6 +109,14 @@ BuiltGroup build_group(const Graph& graph, const KernelGroup& group, const std::
         values[in] = TensorValue::of_constant(t.value);
         continue;
       }
+      if (std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end()) {
+        // An empty tensor: no element of it is ever read, no storage is passed.
+        DataType dtype = t.dtype;
+        values[in] = TensorValue::of_element(
+            dtype, t.shape, [dtype](const std::vector<Expr>&) { return make_const(dtype, 0); });
+        values[in].value = t.value;
+        continue;
+      }
       Buffer b = kb.add_param(in, t.dtype, t.shape);
       TensorValue v = TensorValue::of_buffer(b, t.shape);
       v.value = t.value;
@@ -108,6 +135,9 @@ BuiltGroup build_group(const Graph& graph, const KernelGroup& group, const std::
   };
 
   std::vector<std::string> leaving;
+  // Blocks writing outputs are named after the operator computing them (not
+  // the tensor), so equal computations build structurally equal kernels.
+  std::map<std::string, std::string> computed_by;
   for (size_t i : group.nodes) {
     const Node& node = graph.nodes[i];
     std::vector<bool> out_leaves;
@@ -115,13 +145,15 @@ BuiltGroup build_group(const Graph& graph, const KernelGroup& group, const std::
       if (node.inputs.empty() || node.inputs[0].empty() || node.outputs.size() != 1)
         node.fail("expects one input and one output");
       values[node.outputs[0]] = values.at(node.inputs[0]);
+      computed_by[node.outputs[0]] = "identity";
       if (leaves(node.outputs[0])) leaving.push_back(node.outputs[0]);
       continue;
     }
     const OpDef* op = find_op(node.domain, node.op_type);
     if (!op) node.fail("operator not supported");
     std::vector<TensorValue> inputs;
-    for (const std::string& in : node.inputs) inputs.push_back(in.empty() ? TensorValue{} : values.at(in));
+    for (const std::string& in : node.inputs)
+      inputs.push_back(in.empty() ? TensorValue{} : values.at(in));
     for (const std::string& o : node.outputs) {
       bool l = !o.empty() && leaves(o);
       out_leaves.push_back(l);
@@ -133,10 +165,14 @@ BuiltGroup build_group(const Graph& graph, const KernelGroup& group, const std::
       // Optional trailing outputs an operator does not compute must be unused.
       for (size_t k = outs.size(); k < node.outputs.size(); ++k)
         if (!node.outputs[k].empty())
-          node.fail("output " + std::to_string(k) + " ('" + node.outputs[k] + "') is not supported");
+          node.fail("output " + std::to_string(k) + " ('" + node.outputs[k] +
+                    "') is not supported");
     }
     for (size_t k = 0; k < node.outputs.size(); ++k)
-      if (!node.outputs[k].empty()) values[node.outputs[k]] = outs[k];
+      if (!node.outputs[k].empty()) {
+        values[node.outputs[k]] = outs[k];
+        computed_by[node.outputs[k]] = snake_case(node.op_type);
+      }
   }
 
   if (!options.finish) return result;
@@ -156,7 +192,7 @@ BuiltGroup build_group(const Graph& graph, const KernelGroup& group, const std::
       continue;
     }
     Buffer p = kb.add_param(out, v.dtype, v.shape);
-    kb.write_to(v, p, out);
+    kb.write_to(v, p, computed_by.at(out));
     param_tensor[p.get()] = out;
   }
   PrimFunc full = kb.finish();
@@ -183,29 +219,12 @@ BuiltGroup build_group(const Graph& graph, const KernelGroup& group, const std::
   return result;
 }
 
-GroupKernel build_group_kernel(const Graph& graph, const KernelGroup& group, const std::string& name) {
+GroupKernel build_group_kernel(const Graph& graph, const KernelGroup& group,
+                               const std::string& name) {
   return build_group(graph, group, name).kernel;
 }
 
 namespace {
-
-// "BatchNormalization" -> "batch_normalization", "MatMul" -> "mat_mul".
-std::string snake_case(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    bool upper = c >= 'A' && c <= 'Z';
-    if (upper && i > 0) {
-      char prev = s[i - 1];
-      bool prev_lower = (prev >= 'a' && prev <= 'z') || (prev >= '0' && prev <= '9');
-      bool next_lower = i + 1 < s.size() && s[i + 1] >= 'a' && s[i + 1] <= 'z';
-      bool prev_upper = prev >= 'A' && prev <= 'Z';
-      if (prev_lower || (prev_upper && next_lower)) out += '_';
-    }
-    out += upper ? static_cast<char>(c - 'A' + 'a') : c;
-  }
-  return identifier_from(out);
-}
 
 std::string kernel_base_name(const Graph& graph, const KernelGroup& group) {
   // Long fused chains are named after their first operators.
@@ -273,7 +292,8 @@ std::map<std::string, int64_t> plan_workspace(const std::vector<KernelCall>& cal
       const std::string& t = calls[c].outputs[o];
       if (!intermediates.count(t) || offsets.count(t)) continue;
       int64_t bytes = std::max<int64_t>(calls[c].output_bytes[o], 1);
-      std::sort(live.begin(), live.end(), [](const Slot& a, const Slot& b) { return a.offset < b.offset; });
+      std::sort(live.begin(), live.end(),
+                [](const Slot& a, const Slot& b) { return a.offset < b.offset; });
       int64_t offset = 0;
       for (const Slot& s : live) {
         if (offset + bytes <= s.offset) break;
@@ -299,13 +319,14 @@ PrimFunc copy_kernel(const TensorInfo& t) {
     src = TensorValue::of_buffer(kb.add_param("src", t.dtype, t.shape), t.shape);
   }
   Buffer dst = kb.add_param("dst", t.dtype, t.shape);
-  kb.write_to(src, dst, "copy");
+  kb.write_to(src, dst, "identity");
   return kb.finish();
 }
 
 }  // namespace
 
-IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups, const BuildOptions& options) {
+IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups,
+                      const BuildOptions& options) {
   IRModule module;
   NameTable kernel_names;
   kernel_names.unique(options.entry_name);
@@ -327,9 +348,14 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
     std::string base = kernel_base_name(graph, group);
     GroupKernel k = build_group_kernel(graph, group, base);
     if (k.outputs.empty()) continue;  // nothing of it is used
-    KernelCall call{add_kernel(base, k.func), k.inputs, k.outputs, {}, -1};
-    for (size_t o = 0; o < k.outputs.size(); ++o)
+    KernelCall call{"", k.inputs, k.outputs, {}, -1};
+    int64_t bytes = 0;
+    for (size_t o = 0; o < k.outputs.size(); ++o) {
       call.output_bytes.push_back(buffer_bytes(k.func->params[k.inputs.size() + o].buffer));
+      bytes += call.output_bytes.back();
+    }
+    if (bytes == 0) continue;  // only empty tensors: nothing to compute
+    call.callee = add_kernel(base, k.func);
     calls.push_back(std::move(call));
   }
 
@@ -340,6 +366,9 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
     const std::string& out = graph.outputs[k];
     const TensorInfo& t = graph.tensor(out);
     if (!t.shape_known && !t.value) throw Error("graph output '" + out + "' has an unknown shape");
+    Shape shape = t.value ? t.value->shape() : t.shape;
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+      continue;  // empty: nothing to write
     if (computed.count(out) && !output_tensors.count(out)) {
       output_tensors.insert(out);
       continue;
@@ -348,7 +377,7 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
         std::find(graph.inputs.begin(), graph.inputs.end(), out) == graph.inputs.end())
       throw Error("graph output '" + out + "' is computed by no node");
     PrimFunc f = copy_kernel(t);
-    KernelCall call{add_kernel("copy", f), {}, {}, {}, static_cast<int>(k)};
+    KernelCall call{add_kernel("identity", f), {}, {}, {}, static_cast<int>(k)};
     if (!inline_as_immediate(t)) call.inputs.push_back(out);
     calls.push_back(std::move(call));
   }
@@ -376,7 +405,8 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
   for (const std::string& out : graph.outputs) {
     add_io(out, true);
     // The first output slot of a computed tensor is where its kernel writes it.
-    if (output_tensors.count(out) && !handle_of.count(out)) handle_of[out] = output_params.back()->data;
+    if (output_tensors.count(out) && !handle_of.count(out))
+      handle_of[out] = output_params.back()->data;
   }
 
   struct ConstBinding {
@@ -395,10 +425,16 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
       module.add_constant(in, t.value);
     }
 
-  std::set<std::string> intermediates;
+  // Empty tensors have no storage (a caller's empty array has no address):
+  // a kernel writing one besides others gets the workspace's first byte.
+  std::set<std::string> intermediates, empty;
   for (const KernelCall& c : calls)
-    for (const std::string& o : c.outputs)
-      if (!handle_of.count(o)) intermediates.insert(o);
+    for (size_t o = 0; o < c.outputs.size(); ++o) {
+      if (c.output_bytes[o] == 0)
+        empty.insert(c.outputs[o]);
+      else if (!handle_of.count(c.outputs[o]))
+        intermediates.insert(c.outputs[o]);
+    }
   int64_t ws_bytes = 0;
   std::map<std::string, int64_t> offsets = plan_workspace(calls, intermediates, ws_bytes);
   Var ws_var = make_var(names.unique("workspace"), DataType::handle());
@@ -407,6 +443,7 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
   ws->data = ws_var;
   ws->dtype = DataType::uint8();
   ws->shape = {index_imm(std::max<int64_t>(ws_bytes, 1))};
+  for (const std::string& t : empty) offsets[t] = 0;
   for (const auto& [t, off] : offsets)
     handle_of[t] = make_call(DataType::handle(), kAddressOf, {make_load(ws, {index_imm(off)})});
 
@@ -415,21 +452,23 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
     std::vector<Expr> args;
     for (const std::string& in : c.inputs) args.push_back(handle_of.at(in));
     for (const std::string& out : c.outputs) args.push_back(handle_of.at(out));
-    if (c.copy_to_output >= 0) args.push_back(output_params[static_cast<size_t>(c.copy_to_output)]->data);
+    if (c.copy_to_output >= 0)
+      args.push_back(output_params[static_cast<size_t>(c.copy_to_output)]->data);
     body.push_back(make_evaluate(make_call_kernel(c.callee, std::move(args))));
   }
   Stmt stmt = make_seq(std::move(body));
   if (!offsets.empty()) {
     stmt = std::make_shared<DeclBufferNode>(ws, stmt);
-    stmt = std::make_shared<AllocateNode>(ws_var, DataType::uint8(), std::vector<Expr>{ws->shape[0]}, "global",
-                                          stmt);
+    stmt = std::make_shared<AllocateNode>(ws_var, DataType::uint8(),
+                                          std::vector<Expr>{ws->shape[0]}, "global", stmt);
   }
   for (auto it = consts.rbegin(); it != consts.rend(); ++it) {
     const NDArray& value = *graph.tensor(it->tensor).value;
     std::vector<Expr> extents;
     for (int64_t d : value.shape()) extents.push_back(index_imm(d));
     if (extents.empty()) extents.push_back(index_imm(1));
-    stmt = std::make_shared<AllocateConstNode>(it->var, value.dtype(), std::move(extents), it->tensor, stmt);
+    stmt = std::make_shared<AllocateConstNode>(it->var, value.dtype(), std::move(extents),
+                                               it->tensor, stmt);
   }
 
   Annotations attrs;

@@ -13,7 +13,8 @@ namespace {
 
 std::string shape_str(const Shape& s) {
   std::string out = "[";
-  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + (s[i] < 0 ? "?" : std::to_string(s[i]));
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? ", " : "") + (s[i] < 0 ? "?" : std::to_string(s[i]));
   return out + "]";
 }
 
@@ -31,7 +32,8 @@ bool shapes_agree(const Shape& declared, const Shape& actual) {
 
 void bind_input(Graph& graph, const std::string& name, const NDArray& value) {
   auto it = std::find(graph.inputs.begin(), graph.inputs.end(), name);
-  if (it == graph.inputs.end()) throw Error("cannot bind '" + name + "': the graph has no input of that name");
+  if (it == graph.inputs.end())
+    throw Error("cannot bind '" + name + "': the graph has no input of that name");
   TensorInfo& t = graph.tensor(name);
   if (t.dtype != DataType() && t.dtype != value.dtype())
     throw Error("cannot bind input '" + name + "': it is " + t.dtype.str() + " but the value is " +
@@ -50,10 +52,11 @@ void check_static_input(const Graph& graph, const std::string& name) {
   const TensorInfo& t = graph.tensor(name);
   for (size_t d = 0; d < t.shape.size(); ++d)
     if (t.shape[d] < 0 || !t.shape_known)
-      throw Error("graph input '" + name + "': dynamic dimension " + std::to_string(d) + " of shape " +
-                  shape_str(t.shape) +
-                  " cannot be made static (tirc compiles static shapes; bind the input to a value or "
-                  "export the model with fixed input shapes)");
+      throw Error(
+          "graph input '" + name + "': dynamic dimension " + std::to_string(d) + " of shape " +
+          shape_str(t.shape) +
+          " cannot be made static (tirc compiles static shapes; bind the input to a value or "
+          "export the model with fixed input shapes)");
   if (!t.shape_known)
     throw Error("graph input '" + name + "': its shape is unknown and cannot be made static");
 }
@@ -93,7 +96,8 @@ class Folder {
     graph_.nodes = std::move(kept);
     for (std::string& out : graph_.outputs) {
       const TensorInfo& t = graph_.tensor(out);
-      if (!t.shape_known && !t.value) throw Error("graph output '" + out + "': its shape could not be inferred");
+      if (!t.shape_known && !t.value)
+        throw Error("graph output '" + out + "': its shape could not be inferred");
     }
   }
 
@@ -120,9 +124,10 @@ class Folder {
     TensorInfo& t = output_info(name);
     bool declared_type = t.dtype != DataType();
     if ((declared_type && t.dtype != dtype) || (t.shape_known && !shapes_agree(t.shape, shape)))
-      throw Error("tensor '" + name + "': the model declares " + (declared_type ? t.dtype.str() : "?") + " " +
-                  (t.shape_known ? shape_str(t.shape) : "[?]") + " but " + node.describe() + " computes " +
-                  dtype.str() + " " + shape_str(shape));
+      throw Error("tensor '" + name + "': the model declares " +
+                  (declared_type ? t.dtype.str() : "?") + " " +
+                  (t.shape_known ? shape_str(t.shape) : "[?]") + " but " + node.describe() +
+                  " computes " + dtype.str() + " " + shape_str(shape));
     t.dtype = dtype;
     t.shape = shape;
     t.shape_known = true;
@@ -135,7 +140,14 @@ class Folder {
     if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
       const TensorInfo& mode = graph_.tensor(node.inputs[2]);
       if (!mode.value) node.fail("training_mode must be known at compile time");
-      if (mode.value->num_elements() != 1 || mode.value->get_int(0) != 0)
+      // Training with ratio 0 drops nothing: the output is still the input.
+      bool zero_ratio = false;
+      if (node.inputs.size() > 1 && !node.inputs[1].empty()) {
+        const TensorInfo& ratio = graph_.tensor(node.inputs[1]);
+        zero_ratio =
+            ratio.value && ratio.value->num_elements() == 1 && ratio.value->get_float(0) == 0;
+      }
+      if (mode.value->num_elements() != 1 || (mode.value->get_int(0) != 0 && !zero_ratio))
         node.fail("training mode is not supported (inference only)");
     }
     if (node.inputs.empty() || node.inputs[0].empty()) node.fail("missing input 0");
@@ -229,8 +241,11 @@ class Folder {
     }
     std::vector<Argument> args;
     for (NDArray& a : arrays) args.push_back(Argument{&a, 0, 0});
+    bool any_elements = false;
+    for (size_t o = 0; o < k.outputs.size(); ++o)
+      if (arrays[k.inputs.size() + o].num_elements() > 0) any_elements = true;
     try {
-      tirc::run(k.func, args);
+      if (any_elements) tirc::run(k.func, args);
     } catch (const Error& e) {
       node.fail(std::string("evaluating it at compile time failed: ") + e.what());
     }

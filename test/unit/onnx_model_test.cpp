@@ -63,7 +63,9 @@ EntryParts entry_parts(const IRModule& m, const std::string& name = "run") {
   return parts;
 }
 
-std::string callee(const CallNode* c) { return c->args[0].as<StringImmNode>()->value; }
+std::string callee(const CallNode* c) {
+  return c->args[0].as<StringImmNode>()->value;
+}
 
 // The byte offset of an address_of(ws[offset]) argument; -1 for a plain handle.
 int64_t workspace_offset(const Expr& arg) {
@@ -79,7 +81,8 @@ std::string attr_string(const PrimFunc& f, const std::string& key) {
 }
 
 // Runs the entry on the inputs; returns the outputs.
-std::vector<NDArray> run_entry(const IRModule& m, std::vector<NDArray> inputs, const std::string& entry = "run") {
+std::vector<NDArray> run_entry(const IRModule& m, std::vector<NDArray> inputs,
+                               const std::string& entry = "run") {
   // Every module the frontend builds verifies and survives printing.
   std::string diags;
   for (const Diagnostic& d : verify(m)) diags += d.message + "\n";
@@ -132,7 +135,8 @@ void require_dependency_order(const onnx::Graph& g, const std::vector<KernelGrou
 
 }  // namespace
 
-TEST_CASE("build_module: entry parameters, attributes, constants and deduplicated kernels", "[onnx-model]") {
+TEST_CASE("build_module: entry parameters, attributes, constants and deduplicated kernels",
+          "[onnx-model]") {
   GraphMaker gm;
   gm.input("x", {2, 3});
   gm.constant("W.0", filled({2, 3}, 1, 0.5));
@@ -176,7 +180,8 @@ TEST_CASE("build_module: entry parameters, attributes, constants and deduplicate
   require_close(outs[1], filled({2, 3}, 1, 0.5));
 }
 
-TEST_CASE("build_module: intermediates with disjoint lifetimes share workspace bytes", "[onnx-model]") {
+TEST_CASE("build_module: intermediates with disjoint lifetimes share workspace bytes",
+          "[onnx-model]") {
   GraphMaker gm;
   gm.input("x", {4, 16});
   std::vector<std::string> chain = {"x", "a", "b", "c", "y"};
@@ -189,7 +194,8 @@ TEST_CASE("build_module: intermediates with disjoint lifetimes share workspace b
     g.tensors[chain[k]].shape = {4, 16};
     g.tensors[chain[k]].shape_known = true;
   }
-  IRModule m = onnx::build_module(g, {KernelGroup{{0}}, KernelGroup{{1}}, KernelGroup{{2}}, KernelGroup{{3}}});
+  IRModule m = onnx::build_module(
+      g, {KernelGroup{{0}}, KernelGroup{{1}}, KernelGroup{{2}}, KernelGroup{{3}}});
   EntryParts parts = entry_parts(m);
   REQUIRE(parts.calls.size() == 4);
   REQUIRE(parts.allocs.size() == 1);
@@ -211,7 +217,8 @@ TEST_CASE("build_module: intermediates with disjoint lifetimes share workspace b
   require_close(outs[0], filled({4, 16}, 0, 1));
 }
 
-TEST_CASE("build_module: outputs that are inputs, constants or listed twice are copied", "[onnx-model]") {
+TEST_CASE("build_module: outputs that are inputs, constants or listed twice are copied",
+          "[onnx-model]") {
   GraphMaker gm;
   gm.input("x", {3});
   gm.constant("k", filled({3}, 5, 1));
@@ -235,7 +242,8 @@ TEST_CASE("build_module: outputs that are inputs, constants or listed twice are 
   require_close(outs[3], filled({3}, 5, 1));
 }
 
-TEST_CASE("fold: a Shape -> Gather -> Mul -> Concat -> Reshape chain folds to a constant shape", "[onnx-model]") {
+TEST_CASE("fold: a Shape -> Gather -> Mul -> Concat -> Reshape chain folds to a constant shape",
+          "[onnx-model]") {
   GraphMaker gm;
   gm.input("x", {2, 3, 4});
   gm.constant("i0", ints({0}));
@@ -282,7 +290,8 @@ TEST_CASE("fold: identities are bypassed, bound inputs become constants", "[onnx
   REQUIRE(g.tensor("z").value);
   CHECK(g.tensor("z").value->get_float(1) == 8);
 
-  CHECK_THROWS_WITH(onnx::fold_and_infer(gm.graph, {{"q", filled({2}, 0, 1)}}), Catch::Contains("'q'"));
+  CHECK_THROWS_WITH(onnx::fold_and_infer(gm.graph, {{"q", filled({2}, 0, 1)}}),
+                    Catch::Contains("'q'"));
   CHECK_THROWS_WITH(onnx::fold_and_infer(gm.graph, {{"n", filled({3}, 0, 1)}}),
                     Catch::Contains("input 'n'") && Catch::Contains("shape"));
 }
@@ -294,9 +303,9 @@ TEST_CASE("fold: errors name the input, node or tensor", "[onnx-model]") {
     gm.graph.tensors["batch_in"].shape_known = false;
     gm.node("Identity", {"batch_in"}, {"y"});
     gm.output("y");
-    CHECK_THROWS_WITH(onnx::fold_and_infer(gm.graph),
-                      Catch::Contains("'batch_in'") && Catch::Contains("dynamic dimension 0") &&
-                          Catch::Contains("cannot be made static"));
+    CHECK_THROWS_WITH(onnx::fold_and_infer(gm.graph), Catch::Contains("'batch_in'") &&
+                                                          Catch::Contains("dynamic dimension 0") &&
+                                                          Catch::Contains("cannot be made static"));
     // Binding the input makes it static.
     onnx::Graph g = onnx::fold_and_infer(gm.graph, {{"batch_in", filled({4, 3}, 0, 1)}});
     CHECK(g.tensor("y").shape == onnx::Shape{4, 3});
@@ -306,7 +315,8 @@ TEST_CASE("fold: errors name the input, node or tensor", "[onnx-model]") {
     gm.input("x", {2});
     gm.node("FooBar", {"x"}, {"y"});
     gm.output("y");
-    CHECK_THROWS_WITH(onnx::fold_and_infer(gm.graph), "node 'FooBar_0' (FooBar): operator not supported");
+    CHECK_THROWS_WITH(onnx::fold_and_infer(gm.graph),
+                      "node 'FooBar_0' (FooBar): operator not supported");
     gm.graph.nodes[0].domain = "com.example";
     CHECK_THROWS_WITH(onnx::fold_and_infer(gm.graph), Catch::Contains("domain 'com.example'"));
   }
@@ -316,7 +326,8 @@ TEST_CASE("fold: errors name the input, node or tensor", "[onnx-model]") {
     gm.node("Identity", {"x"}, {"y"});
     gm.graph.tensors["y"] = onnx::TensorInfo{"y", DataType::float32(), {3, 2}, true, nullptr};
     gm.output("y");
-    CHECK_THROWS_WITH(onnx::fold_and_infer(gm.graph), Catch::Contains("tensor 'y'") && Catch::Contains("[3, 2]"));
+    CHECK_THROWS_WITH(onnx::fold_and_infer(gm.graph),
+                      Catch::Contains("tensor 'y'") && Catch::Contains("[3, 2]"));
   }
 }
 
@@ -334,7 +345,8 @@ onnx::Graph conv_graph(bool with_bn, bool bias_add_relu) {
     gm.constant("beta", filled({3}, -0.2, 0.3));
     gm.constant("mean", filled({3}, 0.05, 0.1));
     gm.constant("var", filled({3}, 0.8, 0.4));
-    gm.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"bn"}, {{"epsilon", 1e-3}});
+    gm.node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"bn"},
+            {{"epsilon", 1e-3}});
     last = "bn";
   }
   if (bias_add_relu) {
@@ -402,8 +414,9 @@ TEST_CASE("fuse_ops: the exported layer-norm chain is at most two kernels", "[on
     for (int c = 0; c < 8; ++c) mean += x.get_float(r * 8 + c) / 8;
     for (int c = 0; c < 8; ++c) var += std::pow(x.get_float(r * 8 + c) - mean, 2) / 8;
     for (int c = 0; c < 8; ++c)
-      expect.set_float(r * 8 + c, (x.get_float(r * 8 + c) - mean) / std::sqrt(var + 1e-5) * (0.5 + 0.1 * c) +
-                                      (-0.3 + 0.05 * c));
+      expect.set_float(r * 8 + c,
+                       (x.get_float(r * 8 + c) - mean) / std::sqrt(var + 1e-5) * (0.5 + 0.1 * c) +
+                           (-0.3 + 0.05 * c));
   }
   require_close(y, expect);
 }

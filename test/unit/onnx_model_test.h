@@ -26,12 +26,13 @@ class GraphMaker {
   }
 
   void constant(const std::string& name, const NDArray& value) {
-    graph.tensors[name] =
-        onnx::TensorInfo{name, value.dtype(), value.shape(), true, std::make_shared<const NDArray>(value)};
+    graph.tensors[name] = onnx::TensorInfo{name, value.dtype(), value.shape(), true,
+                                           std::make_shared<const NDArray>(value)};
   }
 
   onnx::Node& node(const std::string& op_type, std::vector<std::string> inputs,
-                   std::vector<std::string> outputs, std::map<std::string, onnx::AttrValue> attrs = {}) {
+                   std::vector<std::string> outputs,
+                   std::map<std::string, onnx::AttrValue> attrs = {}) {
     onnx::Node n;
     n.name = op_type + "_" + std::to_string(graph.nodes.size());
     n.op_type = op_type;
@@ -39,7 +40,8 @@ class GraphMaker {
     n.outputs = std::move(outputs);
     n.attrs = std::move(attrs);
     for (const std::string& o : n.outputs)
-      if (!o.empty() && !graph.tensors.count(o)) graph.tensors[o] = onnx::TensorInfo{o, DataType(), {}, false, nullptr};
+      if (!o.empty() && !graph.tensors.count(o))
+        graph.tensors[o] = onnx::TensorInfo{o, DataType(), {}, false, nullptr};
     graph.nodes.push_back(std::move(n));
     return graph.nodes.back();
   }
@@ -49,9 +51,11 @@ class GraphMaker {
   onnx::Graph graph;
 };
 
-inline NDArray filled(Shape shape, double start, double step, DataType dtype = DataType::float32()) {
+inline NDArray filled(Shape shape, double start, double step,
+                      DataType dtype = DataType::float32()) {
   NDArray a(dtype, std::move(shape));
-  for (int64_t i = 0; i < a.num_elements(); ++i) a.set_float(i, start + step * static_cast<double>(i));
+  for (int64_t i = 0; i < a.num_elements(); ++i)
+    a.set_float(i, start + step * static_cast<double>(i));
   return a;
 }
 
