@@ -534,6 +534,9 @@ TEST_CASE("Gather: run-time and known indices, negative indices, int64 data", "[
       run_node("Gather", {Input::data(y), Input::constant(scalar)}, {{"axis", int64_t{1}}}, 13);
   expect_close(r.outputs[0], gather_axis_ref(y, scalar, 1));
   CHECK(r.values[0].shape == Shape{4});
+  NDArray big(i64, {300});
+  CHECK_THAT(build_error("Transpose", {Input::constant(big)}, {}, 13),
+             Catch::Contains("node 'n' (Transpose): input 0 is a constant of 300 elements"));
   CHECK_THAT(build_error("Gather", {Input::data(y), Input::constant(ints({4}))}, {}, 13),
              Catch::Contains("index 4 is out of range"));
   CHECK_THAT(build_error("Gather", {Input::data(y), Input::data(array(f32, {1}, {0}))}, {}, 13),

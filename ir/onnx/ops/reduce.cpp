@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "ir/onnx/ops/axis_util.h"
 #include "ir/onnx/ops/ops.h"
