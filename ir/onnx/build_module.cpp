@@ -109,6 +109,14 @@ BuiltGroup build_group(const Graph& graph, const KernelGroup& group, const std::
         values[in] = TensorValue::of_constant(t.value);
         continue;
       }
+      if (std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end()) {
+        // An empty tensor: no element of it is ever read, no storage is passed.
+        DataType dtype = t.dtype;
+        values[in] = TensorValue::of_element(
+            dtype, t.shape, [dtype](const std::vector<Expr>&) { return make_const(dtype, 0); });
+        values[in].value = t.value;
+        continue;
+      }
       Buffer b = kb.add_param(in, t.dtype, t.shape);
       TensorValue v = TensorValue::of_buffer(b, t.shape);
       v.value = t.value;
@@ -340,9 +348,14 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
     std::string base = kernel_base_name(graph, group);
     GroupKernel k = build_group_kernel(graph, group, base);
     if (k.outputs.empty()) continue;  // nothing of it is used
-    KernelCall call{add_kernel(base, k.func), k.inputs, k.outputs, {}, -1};
-    for (size_t o = 0; o < k.outputs.size(); ++o)
+    KernelCall call{"", k.inputs, k.outputs, {}, -1};
+    int64_t bytes = 0;
+    for (size_t o = 0; o < k.outputs.size(); ++o) {
       call.output_bytes.push_back(buffer_bytes(k.func->params[k.inputs.size() + o].buffer));
+      bytes += call.output_bytes.back();
+    }
+    if (bytes == 0) continue;  // only empty tensors: nothing to compute
+    call.callee = add_kernel(base, k.func);
     calls.push_back(std::move(call));
   }
 
@@ -353,6 +366,9 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
     const std::string& out = graph.outputs[k];
     const TensorInfo& t = graph.tensor(out);
     if (!t.shape_known && !t.value) throw Error("graph output '" + out + "' has an unknown shape");
+    Shape shape = t.value ? t.value->shape() : t.shape;
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+      continue;  // empty: nothing to write
     if (computed.count(out) && !output_tensors.count(out)) {
       output_tensors.insert(out);
       continue;
@@ -409,10 +425,16 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
       module.add_constant(in, t.value);
     }
 
-  std::set<std::string> intermediates;
+  // Empty tensors have no storage (a caller's empty array has no address):
+  // a kernel writing one besides others gets the workspace's first byte.
+  std::set<std::string> intermediates, empty;
   for (const KernelCall& c : calls)
-    for (const std::string& o : c.outputs)
-      if (!handle_of.count(o)) intermediates.insert(o);
+    for (size_t o = 0; o < c.outputs.size(); ++o) {
+      if (c.output_bytes[o] == 0)
+        empty.insert(c.outputs[o]);
+      else if (!handle_of.count(c.outputs[o]))
+        intermediates.insert(c.outputs[o]);
+    }
   int64_t ws_bytes = 0;
   std::map<std::string, int64_t> offsets = plan_workspace(calls, intermediates, ws_bytes);
   Var ws_var = make_var(names.unique("workspace"), DataType::handle());
@@ -421,6 +443,7 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
   ws->data = ws_var;
   ws->dtype = DataType::uint8();
   ws->shape = {index_imm(std::max<int64_t>(ws_bytes, 1))};
+  for (const std::string& t : empty) offsets[t] = 0;
   for (const auto& [t, off] : offsets)
     handle_of[t] = make_call(DataType::handle(), kAddressOf, {make_load(ws, {index_imm(off)})});
 

@@ -140,7 +140,14 @@ class Folder {
     if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
       const TensorInfo& mode = graph_.tensor(node.inputs[2]);
       if (!mode.value) node.fail("training_mode must be known at compile time");
-      if (mode.value->num_elements() != 1 || mode.value->get_int(0) != 0)
+      // Training with ratio 0 drops nothing: the output is still the input.
+      bool zero_ratio = false;
+      if (node.inputs.size() > 1 && !node.inputs[1].empty()) {
+        const TensorInfo& ratio = graph_.tensor(node.inputs[1]);
+        zero_ratio =
+            ratio.value && ratio.value->num_elements() == 1 && ratio.value->get_float(0) == 0;
+      }
+      if (mode.value->num_elements() != 1 || (mode.value->get_int(0) != 0 && !zero_ratio))
         node.fail("training mode is not supported (inference only)");
     }
     if (node.inputs.empty() || node.inputs[0].empty()) node.fail("missing input 0");
@@ -234,8 +241,11 @@ class Folder {
     }
     std::vector<Argument> args;
     for (NDArray& a : arrays) args.push_back(Argument{&a, 0, 0});
+    bool any_elements = false;
+    for (size_t o = 0; o < k.outputs.size(); ++o)
+      if (arrays[k.inputs.size() + o].num_elements() > 0) any_elements = true;
     try {
-      tirc::run(k.func, args);
+      if (any_elements) tirc::run(k.func, args);
     } catch (const Error& e) {
       node.fail(std::string("evaluating it at compile time failed: ") + e.what());
     }

@@ -3,6 +3,7 @@
 // plain C++ reference loop written here (bit for bit on small integers).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -40,6 +41,13 @@ In constant(NDArray a) {
   return In{std::move(a), true, false};
 }
 
+// "x0", "y1": node value names (appending avoids GCC 12's -Wrestrict false positive).
+std::string indexed(char prefix, size_t i) {
+  std::string s(1, prefix);
+  s += std::to_string(i);
+  return s;
+}
+
 struct Built {
   PrimFunc f;
   std::vector<TensorValue> results;
@@ -58,12 +66,12 @@ Built build_node(const std::string& op, const std::vector<In>& ins,
   n.name = "n";
   n.op_type = op;
   n.attrs = std::move(attrs);
-  for (size_t o = 0; o < num_outputs; ++o) n.outputs.push_back("y" + std::to_string(o));
+  for (size_t o = 0; o < num_outputs; ++o) n.outputs.push_back(indexed('y', o));
   KernelBuilder k("kernel");
   std::vector<TensorValue> vals;
   Built b;
   for (size_t i = 0; i < ins.size(); ++i) {
-    n.inputs.push_back(ins[i].omitted ? "" : "x" + std::to_string(i));
+    n.inputs.push_back(ins[i].omitted ? "" : indexed('x', i));
     if (ins[i].omitted) {
       vals.push_back({});
     } else if (ins[i].constant) {
@@ -83,7 +91,7 @@ Built build_node(const std::string& op, const std::vector<In>& ins,
     const TensorValue& r = b.results[o];
     bool is_param = false;
     for (const Param& p : partial->params) is_param |= p.buffer == r.buffer;
-    if (!is_param) k.write_to(r, k.add_param("y" + std::to_string(o), r.dtype, r.shape), "write_y");
+    if (!is_param) k.write_to(r, k.add_param(indexed('y', o), r.dtype, r.shape), "write_y");
   }
   b.f = k.finish();
   return b;
@@ -418,6 +426,64 @@ TEST_CASE("activations", "[onnx-ops-a]") {
   CHECK(as_vector(run1("Neg", {{i}})) == std::vector<double>{2, 0, -5});
 }
 
+TEST_CASE("more activations", "[onnx-ops-a]") {
+  NDArray x = values({7}, {-3, -1, -0.5, 0, 0.5, 2.5, 4});
+  auto map = [&](std::function<double(double)> f) {
+    return ref_broadcast({&x}, f32, [f](auto v) { return static_cast<float>(f(v[0])); });
+  };
+  check_equal(run1("Round", {{x}}), map([](double v) { return std::nearbyint(v); }));
+  check_equal(run1("Sign", {{x}}), map([](double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0; }));
+  check_close(run1("Softplus", {{x}}), map([](double v) { return std::log(std::exp(v) + 1); }));
+  check_close(run1("Softsign", {{x}}), map([](double v) { return v / (1 + std::fabs(v)); }));
+  check_close(run1("HardSigmoid", {{x}}, {{"alpha", 0.25}}),
+              map([](double v) { return std::clamp(0.25 * v + 0.5, 0.0, 1.0); }));
+  check_close(run1("HardSwish", {{x}}),
+              map([](double v) { return v * std::clamp(v / 6 + 0.5, 0.0, 1.0); }));
+  check_close(run1("Elu", {{x}}, {{"alpha", 2.0}}),
+              map([](double v) { return v < 0 ? 2 * (std::exp(v) - 1) : v; }));
+  check_close(run1("Selu", {{x}}), map([](double v) {
+                return 1.0507009873554805 * (v <= 0 ? 1.6732632423543772 * (std::exp(v) - 1) : v);
+              }));
+  check_equal(run1("ThresholdedRelu", {{x}}, {{"alpha", 0.5}}),
+              map([](double v) { return v > 0.5 ? v : 0; }));
+  check_close(run1("Celu", {{x}}, {{"alpha", 2.0}}), map([](double v) {
+                return std::max(v, 0.0) + std::min(0.0, 2 * (std::exp(v / 2) - 1));
+              }));
+  NDArray px = ints({2, 3}, 7), slope = values({3}, {0.5, 2, -1});
+  check_equal(run1("PRelu", {{px}, {slope}}), ref_broadcast({&px, &slope}, f32, [](auto v) {
+                return v[0] < 0 ? v[0] * v[1] : v[0];
+              }));
+  CHECK_THROWS_WITH(run1("PRelu", {{slope}, {px}}),
+                    Catch::Contains("slope does not broadcast to X"));
+}
+
+TEST_CASE("variadic Min, Max, Sum, Mean; Mod; CastLike", "[onnx-ops-a]") {
+  NDArray a = ints({2, 3}, 8), b = ints({3}, 9), c = ints({2, 1}, 10);
+  check_equal(run1("Max", {{a}, {b}, {c}}), ref_broadcast({&a, &b, &c}, f32, [](auto v) {
+                return std::max({v[0], v[1], v[2]});
+              }));
+  check_equal(run1("Min", {{a}, {b}}),
+              ref_broadcast({&a, &b}, f32, [](auto v) { return std::min(v[0], v[1]); }));
+  check_equal(run1("Sum", {{a}, {b}, {c}}),
+              ref_broadcast({&a, &b, &c}, f32, [](auto v) { return v[0] + v[1] + v[2]; }));
+  check_close(run1("Mean", {{a}, {c}}),
+              ref_broadcast({&a, &c}, f32, [](auto v) { return (v[0] + v[1]) / 2; }));
+  check_equal(run1("Max", {{a}}), a);
+  DataType i32 = DataType::int32();
+  NDArray x = values({4}, {7, -7, 7, -7}, i32), y = values({4}, {3, 3, -3, -3}, i32);
+  CHECK(as_vector(run1("Mod", {{x}, {y}})) == std::vector<double>{1, 2, -2, -1});
+  CHECK(as_vector(run1("Mod", {{x}, {y}}, {{"fmod", int64_t{1}}})) ==
+        std::vector<double>{1, -1, 1, -1});
+  NDArray fx = values({2}, {7.5, -7.5}), fy = values({2}, {2, 2});
+  CHECK(as_vector(run1("Mod", {{fx}, {fy}}, {{"fmod", int64_t{1}}})) ==
+        std::vector<double>{1.5, -1.5});
+  CHECK_THROWS_WITH(run1("Mod", {{fx}, {fy}}), Catch::Contains("fmod must be 1"));
+  NDArray like = values({1}, {0}, DataType::int64());
+  NDArray cast = run1("CastLike", {{values({2}, {2.9, -2.9})}, {like}});
+  CHECK(cast.dtype() == DataType::int64());
+  CHECK(as_vector(cast) == std::vector<double>{2, -2});
+}
+
 TEST_CASE("Clip: attributes before opset 11, optional inputs after", "[onnx-ops-a]") {
   NDArray x = values({5}, {-5, -1, 0, 1, 5});
   CHECK(as_vector(run1("Clip", {{x}}, {{"min", -2.0}, {"max", 2.0}}, 6)) ==
@@ -689,6 +755,15 @@ TEST_CASE("MaxPool and AveragePool with pads, strides, dilations and ceil_mode",
   Geometry g{{2, 2}, {1, 1}, {2, 3}, {0, 0}, {0, 0}};
   check_equal(run1("MaxPool", {{x}},
                    {{"kernel_shape", ints_attr({2, 2})}, {"dilations", ints_attr({2, 3})}}),
+              ref_pool(x, false, false, g, {5, 4}));
+  check_close(run1("AveragePool", {{x}},
+                   {{"kernel_shape", ints_attr({2, 2})}, {"dilations", ints_attr({2, 3})}}),
+              ref_pool(x, true, false, g, {5, 4}));
+  // storage_order only affects the (refused) Indices output.
+  check_equal(run1("MaxPool", {{x}},
+                   {{"kernel_shape", ints_attr({2, 2})},
+                    {"dilations", ints_attr({2, 3})},
+                    {"storage_order", int64_t{1}}}),
               ref_pool(x, false, false, g, {5, 4}));
   // SAME_UPPER: out = ceil(7 / 2) = 4, total pad 1 at the end.
   check_close(run1("AveragePool", {{x}},

@@ -534,6 +534,9 @@ TEST_CASE("Gather: run-time and known indices, negative indices, int64 data", "[
       run_node("Gather", {Input::data(y), Input::constant(scalar)}, {{"axis", int64_t{1}}}, 13);
   expect_close(r.outputs[0], gather_axis_ref(y, scalar, 1));
   CHECK(r.values[0].shape == Shape{4});
+  NDArray big(i64, {300});
+  CHECK_THAT(build_error("Transpose", {Input::constant(big)}, {}, 13),
+             Catch::Contains("node 'n' (Transpose): input 0 is a constant of 300 elements"));
   CHECK_THAT(build_error("Gather", {Input::data(y), Input::constant(ints({4}))}, {}, 13),
              Catch::Contains("index 4 is out of range"));
   CHECK_THAT(build_error("Gather", {Input::data(y), Input::data(array(f32, {1}, {0}))}, {}, 13),
@@ -872,6 +875,13 @@ TEST_CASE("LayerNormalization: axis, epsilon, Mean and InvStdDev outputs", "[onn
   LayerNormRef want = layer_norm_ref(x, w, &b, 1, 1e-3);
   expect_close(r.outputs[0], want.y, 1e-4, 1e-5);
   expect_close(r.outputs[1], want.mean, 1e-4, 1e-5);
+  expect_close(r.outputs[2], want.inv, 1e-4, 1e-5);
+  // As kernel outputs: the parameters follow the node's output order.
+  r = run_node("LayerNormalization", {Input::data(x), Input::data(w), Input::data(b)},
+               {{"axis", int64_t{-2}}, {"epsilon", 1e-3}}, 17, 3, true);
+  REQUIRE(r.func->params.size() == 6);
+  for (size_t k = 0; k < 3; ++k) CHECK(r.func->params[3 + k].buffer == r.values[k].buffer);
+  expect_close(r.outputs[0], want.y, 1e-4, 1e-5);
   expect_close(r.outputs[2], want.inv, 1e-4, 1e-5);
   NDArray w1 = random_array(f32, {4}, 27);
   r = run_node("LayerNormalization", {Input::data(x), Input::data(w1)}, {}, 17, 1, true);

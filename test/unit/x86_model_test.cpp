@@ -267,6 +267,29 @@ TEST_CASE("x86 model: a failing kernel's result propagates and storage is freed"
   }
 }
 
+TEST_CASE("x86 model: a failed heap allocation returns -1", "[x86-model]") {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's allocator aborts on impossible sizes instead of failing.
+  SUCCEED("skipped under AddressSanitizer");
+#else
+  Buffer a = make_buffer("a", DataType::int32(), {make_int(4)});
+  Buffer outer = make_buffer("outer", DataType::int32(), {make_int(1 << 20)});
+  Buffer huge = make_buffer("huge", DataType::uint8(), {make_int(int64_t{1} << 50)});
+  Stmt inner = allocate(huge->data, DataType::uint8(), int64_t{1} << 50,
+                        make_store(a, make_int(5), {make_int(0)}));
+  PrimFunc f = make_prim_func(
+      {{a->data, a}}, allocate(outer->data, DataType::int32(), 1 << 20,
+                               make_seq({make_store(a, make_int(4), {make_int(1)}), inner})));
+  for (const Target& target : available_targets()) {
+    const JitModule jit(generate_x86({{"k_huge", f}}, GeneratorOptions{target}));
+    NDArray arr(DataType::int32(), {4});
+    CHECK(call_jit(jit, "k_huge", f, {{&arr}}) == -1);
+    CHECK(arr.get_int(1) == 4);  // ran up to the failing allocation
+    CHECK(arr.get_int(0) == 0);
+  }
+#endif
+}
+
 TEST_CASE("x86 model: errors name the statement", "[x86-model]") {
   const Model m = make_model();
   GeneratorOptions options{available_targets().front()};

@@ -306,6 +306,83 @@ std::vector<TensorValue> build_not(OpContext& ctx) {
   return {map_unary(x, x.dtype, [](const Expr& v) { return make_not(v); })};
 }
 
+// Min, Max, Sum, Mean: any number of inputs of one type, broadcast together.
+OpDef variadic(std::string op, std::function<Expr(Expr, Expr)> f, bool mean = false) {
+  return injective(
+      std::move(op), [f = std::move(f), mean](OpContext& ctx) -> std::vector<TensorValue> {
+        std::vector<TensorValue> ins;
+        for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+          const TensorValue& v = ctx.input(i);
+          require_numeric(ctx, v, i);
+          if (v.dtype != ctx.input(0).dtype)
+            ctx.fail("input " + std::to_string(i) + " has type " + type_name(v.dtype) +
+                     ", input 0 " + type_name(ctx.input(0).dtype));
+          ins.push_back(v);
+        }
+        if (ins.empty()) ctx.fail("needs at least one input");
+        if (mean) require_float(ctx, ins[0], 0);
+        size_t n = ins.size();
+        return {map_broadcast(ctx, ins, ins[0].dtype, [f, mean, n](const std::vector<Expr>& v) {
+          Expr r = v[0];
+          for (size_t i = 1; i < v.size(); ++i) r = f(r, v[i]);
+          return mean ? r / fconst(r, static_cast<double>(n)) : r;
+        })};
+      });
+}
+
+// Mod: fmod=0 takes the divisor's sign (integers only), fmod=1 the dividend's.
+std::vector<TensorValue> build_mod(OpContext& ctx) {
+  require_numeric(ctx, ctx.input(0), 0);
+  DataType t = ctx.input(0).dtype;
+  bool fmod = ctx.node().attr_int("fmod", 0) != 0;
+  if (t.is_float() && !fmod) ctx.fail("fmod must be 1 for floating-point inputs");
+  if (t.is_float())
+    return {same_type_binary(ctx, t, [](Expr a, Expr b) {
+      return make_call(a.dtype(), "fmod", {a, b});
+    })};
+  if (fmod) return {same_type_binary(ctx, t, [](Expr a, Expr b) { return truncmod(a, b); })};
+  return {same_type_binary(ctx, t, [](Expr a, Expr b) { return floormod(a, b); })};
+}
+
+// PRelu: the slope broadcasts to X (unidirectionally).
+std::vector<TensorValue> build_prelu(OpContext& ctx) {
+  const TensorValue &x = ctx.input(0), &slope = ctx.input(1);
+  require_float(ctx, x, 0);
+  if (slope.dtype != x.dtype)
+    ctx.fail("slope has type " + type_name(slope.dtype) + ", X " + type_name(x.dtype));
+  TensorValue r = same_type_binary(
+      ctx, x.dtype, [](Expr v, Expr a) { return make_select(v < fconst(v, 0), v * a, v); });
+  if (r.shape != x.shape) ctx.fail("slope does not broadcast to X's shape");
+  return {r};
+}
+
+std::vector<TensorValue> build_cast_like(OpContext& ctx) {
+  const TensorValue &x = ctx.input(0), &like = ctx.input(1);
+  if (!x.dtype.is_float() && !x.dtype.is_integer() && !x.dtype.is_bool())
+    ctx.fail("CastLike from " + type_name(x.dtype) + " is not supported");
+  DataType t = like.dtype;
+  return {map_unary(x, t, [t](const Expr& v) { return cast_to(t, v); })};
+}
+
+// A float unary operator with float attributes (alpha, beta, ...) and their defaults.
+OpDef float_unary_attrs(std::string op, std::vector<std::pair<std::string, double>> attrs,
+                        std::function<Expr(const Expr&, const std::vector<double>&)> f) {
+  return injective(
+      std::move(op),
+      [attrs = std::move(attrs), f = std::move(f)](OpContext& ctx) -> std::vector<TensorValue> {
+        const TensorValue& x = ctx.input(0);
+        require_float(ctx, x, 0);
+        std::vector<double> a;
+        for (const auto& [name, fallback] : attrs)
+          a.push_back(ctx.node().attr_float(name, fallback));
+        return {map_unary(x, x.dtype, [f, a](const Expr& v) { return f(v, a); })};
+      });
+}
+
+Expr exp_minus_one(const Expr& v) {
+  return call("exp", v) - fconst(v, 1);
+}
+
 }  // namespace
 
 std::vector<OpDef> elementwise_ops() {
@@ -341,6 +418,48 @@ std::vector<OpDef> elementwise_ops() {
   ops.push_back(logical("Or", logical_or));
   ops.push_back(logical("Xor", [](Expr a, Expr b) { return a != b; }));
   ops.push_back(injective("Not", build_not));
+  ops.push_back(variadic("Min", [](Expr a, Expr b) { return min(a, b); }));
+  ops.push_back(variadic("Max", [](Expr a, Expr b) { return max(a, b); }));
+  ops.push_back(variadic("Sum", [](Expr a, Expr b) { return a + b; }));
+  ops.push_back(variadic(
+      "Mean", [](Expr a, Expr b) { return a + b; }, true));
+  ops.push_back(injective("Mod", build_mod));
+  ops.push_back(injective("PRelu", build_prelu));
+  ops.push_back(injective("CastLike", build_cast_like));
+  // Halfway cases to even, as ONNX specifies.
+  ops.push_back(float_unary("Round", [](const Expr& v) { return call("nearbyint", v); }));
+  ops.push_back(numeric_unary("Sign", [](const Expr& v) {
+    return make_select(v > fconst(v, 0), fconst(v, 1),
+                       make_select(v < fconst(v, 0), fconst(v, -1), fconst(v, 0)));
+  }));
+  ops.push_back(float_unary(
+      "Softplus", [](const Expr& v) { return call("log", call("exp", v) + fconst(v, 1)); }));
+  ops.push_back(
+      float_unary("Softsign", [](const Expr& v) { return v / (fconst(v, 1) + call("abs", v)); }));
+  ops.push_back(float_unary_attrs(
+      "HardSigmoid", {{"alpha", 0.2}, {"beta", 0.5}}, [](const Expr& v, const auto& a) {
+        return max(fconst(v, 0), min(fconst(v, 1), v * fconst(v, a[0]) + fconst(v, a[1])));
+      }));
+  ops.push_back(float_unary("HardSwish", [](const Expr& v) {
+    return v * max(fconst(v, 0), min(fconst(v, 1), v * fconst(v, 1.0 / 6) + fconst(v, 0.5)));
+  }));
+  ops.push_back(float_unary_attrs("Elu", {{"alpha", 1.0}}, [](const Expr& v, const auto& a) {
+    return make_select(v < fconst(v, 0), fconst(v, a[0]) * exp_minus_one(v), v);
+  }));
+  ops.push_back(float_unary_attrs(
+      "Selu", {{"alpha", 1.67326319217681884765625}, {"gamma", 1.05070102214813232421875}},
+      [](const Expr& v, const auto& a) {
+        Expr neg = fconst(v, a[0]) * exp_minus_one(v);
+        return fconst(v, a[1]) * make_select(v <= fconst(v, 0), neg, v);
+      }));
+  ops.push_back(
+      float_unary_attrs("ThresholdedRelu", {{"alpha", 1.0}}, [](const Expr& v, const auto& a) {
+        return make_select(v > fconst(v, a[0]), v, fconst(v, 0));
+      }));
+  ops.push_back(float_unary_attrs("Celu", {{"alpha", 1.0}}, [](const Expr& v, const auto& a) {
+    Expr neg = fconst(v, a[0]) * exp_minus_one(v / fconst(v, a[0]));
+    return max(v, fconst(v, 0)) + min(fconst(v, 0), neg);
+  }));
   return ops;
 }
 

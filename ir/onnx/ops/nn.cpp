@@ -83,8 +83,10 @@ struct WindowAttrs {
 
 // Reads kernel_shape (given: from W for Conv), strides, dilations, pads,
 // auto_pad and ceil_mode, checking their lengths, and computes the output size.
+// (Attributes a given opset does not define are absent, so reading them
+// whatever the opset is harmless.)
 std::vector<Window> windows(OpContext& ctx, const Shape& in_spatial, std::vector<int64_t> kernel,
-                            bool has_dilations, bool has_ceil_mode) {
+                            bool has_ceil_mode = true) {
   const Node& n = ctx.node();
   size_t k = in_spatial.size();
   auto list = [&](const char* name, int64_t fallback, size_t len) {
@@ -95,8 +97,7 @@ std::vector<Window> windows(OpContext& ctx, const Shape& in_spatial, std::vector
     return v;
   };
   std::vector<int64_t> strides = list("strides", 1, k);
-  std::vector<int64_t> dilations =
-      has_dilations ? list("dilations", 1, k) : std::vector<int64_t>(k, 1);
+  std::vector<int64_t> dilations = list("dilations", 1, k);
   std::vector<int64_t> pads = list("pads", 0, 2 * k);
   std::string auto_pad = n.attr_string("auto_pad", "NOTSET");
   bool ceil_mode = has_ceil_mode && n.attr_int("ceil_mode", 0) != 0;
@@ -191,7 +192,7 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
   if (n.has_attr("kernel_shape") && n.attr_ints("kernel_shape") != kernel)
     ctx.fail("kernel_shape " + ints_str(n.attr_ints("kernel_shape")) +
              " does not match W's spatial shape " + ints_str(kernel));
-  std::vector<Window> ws = windows(ctx, in_spatial, kernel, true, false);
+  std::vector<Window> ws = windows(ctx, in_spatial, kernel, /*has_ceil_mode=*/false);
   std::optional<TensorValue> bias;
   if (ctx.has_input(2)) {
     bias = ctx.input(2);
@@ -325,7 +326,12 @@ std::vector<TensorValue> build_conv_transpose(OpContext& ctx) {
   ctx.kernel().emit_reduction(
       "conv_transpose", y, reduce, init,
       [=](const Indices& i, const Indices& r) {
-        Expr g = group == 1 ? Expr() : floordiv(i[1], make_int(Mg));
+        // Output channel m belongs to group m / Mg, as column m % Mg of W.
+        Expr g, column = i[1];
+        if (group != 1) {
+          g = Mg == 1 ? i[1] : floordiv(i[1], make_int(Mg));
+          column = Mg == 1 ? make_int(0) : floormod(i[1], make_int(Mg));
+        }
         Expr channel = g ? times(g, Cg) + r[0] : r[0];
         Expr cond;
         Indices xi{i[0], channel};
@@ -342,7 +348,7 @@ std::vector<TensorValue> build_conv_transpose(OpContext& ctx) {
           cond = in_range(q, 0, win.in, cond, false, true);
           xi.push_back(q);
         }
-        Indices wi{channel, g ? floormod(i[1], make_int(Mg)) : i[1]};
+        Indices wi{channel, column};
         wi.insert(wi.end(), r.begin() + 1, r.end());
         return guarded(
             cond, [&] { return x.load(xi) * w.load(wi); }, zero_of(t));
@@ -458,13 +464,13 @@ std::vector<TensorValue> build_max_pool(OpContext& ctx) {
   TensorValue x = readable(ctx, 0, "pool_input");
   require_pool_input(ctx, x);
   if (!x.dtype.is_float() && !x.dtype.is_integer()) ctx.fail("X has type " + x.dtype.str());
-  if (n.attr_int("storage_order", 0) != 0) ctx.fail("storage_order 1 is not supported");
+  // storage_order only changes the Indices output, which is refused above.
   std::vector<int64_t> kernel = n.require_ints("kernel_shape");
   Shape in_spatial(x.shape.begin() + 2, x.shape.end());
   if (kernel.size() != in_spatial.size())
     ctx.fail("kernel_shape " + ints_str(kernel) +
              " must have one value per spatial dimension of X " + ints_str(x.shape));
-  std::vector<Window> ws = windows(ctx, in_spatial, kernel, ctx.opset() >= 10, ctx.opset() >= 10);
+  std::vector<Window> ws = windows(ctx, in_spatial, kernel);
   Shape out_shape{x.shape[0], x.shape[1]}, reduce;
   for (const Window& w : ws) {
     out_shape.push_back(w.out);
@@ -497,9 +503,11 @@ Expr window_count(const Window& w, const Expr& o, int64_t lo, int64_t hi) {
   // Elements r with lo <= start + r * dil < hi: r from ceil((lo - start) / dil)
   // to floor((hi - 1 - start) / dil), clamped to [0, kernel - 1].
   Expr start = plus(times(o, w.stride), -w.pad_begin);
-  Expr d = make_int(w.dilation);
-  Expr first = max(floordiv(make_int(lo + w.dilation - 1) - start, d), make_int(0));
-  Expr last = min(floordiv(make_int(hi - 1) - start, d), make_int(w.kernel - 1));
+  auto over_dilation = [&](Expr e) {
+    return w.dilation == 1 ? e : floordiv(e, make_int(w.dilation));
+  };
+  Expr first = max(over_dilation(make_int(lo + w.dilation - 1) - start), make_int(0));
+  Expr last = min(over_dilation(make_int(hi - 1) - start), make_int(w.kernel - 1));
   return max(last - first + make_int(1), make_int(0));
 }
 
@@ -514,7 +522,7 @@ std::vector<TensorValue> build_average_pool(OpContext& ctx) {
     ctx.fail("kernel_shape " + ints_str(kernel) +
              " must have one value per spatial dimension of X " + ints_str(x.shape));
   bool include_pad = n.attr_int("count_include_pad", 0) != 0;
-  std::vector<Window> ws = windows(ctx, in_spatial, kernel, ctx.opset() >= 19, ctx.opset() >= 10);
+  std::vector<Window> ws = windows(ctx, in_spatial, kernel);
   Shape out_shape{x.shape[0], x.shape[1]}, reduce;
   for (const Window& w : ws) {
     out_shape.push_back(w.out);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "ir/onnx/ops/axis_util.h"
 #include "ir/onnx/ops/ops.h"
@@ -306,10 +307,14 @@ std::vector<TensorValue> build_layer_norm(OpContext& ctx) {
   auto add = [](Expr acc, Expr v) { return acc + v; };
   Expr count = make_const(t, static_cast<double>(n));
 
-  Buffer sum = kb.alloc(hint_of(ctx, "sum"), t, red.out_shape);
-  kb.emit_reduction(hint_of(ctx, "sum"), sum, red.reduce_extents, make_const(t, 0), x_at, add);
+  // Output parameters are requested in output order: the kernel's parameters follow it.
+  Buffer y = ctx.output_buffer(0, t, x.shape);
   Buffer mean = wants(1) ? ctx.output_buffer(1, t, red.out_shape)
                          : kb.alloc(hint_of(ctx, "mean"), t, red.out_shape);
+  Buffer inv = wants(2) ? ctx.output_buffer(2, t, red.out_shape)
+                        : kb.alloc(hint_of(ctx, "invstd"), t, red.out_shape);
+  Buffer sum = kb.alloc(hint_of(ctx, "sum"), t, red.out_shape);
+  kb.emit_reduction(hint_of(ctx, "sum"), sum, red.reduce_extents, make_const(t, 0), x_at, add);
   kb.emit_elementwise(hint_of(ctx, "mean"), mean, [sum, count](const std::vector<Expr>& i) {
     return make_load(sum, i) / count;
   });
@@ -321,14 +326,11 @@ std::vector<TensorValue> build_layer_norm(OpContext& ctx) {
         return d * d;
       },
       add);
-  Buffer inv = wants(2) ? ctx.output_buffer(2, t, red.out_shape)
-                        : kb.alloc(hint_of(ctx, "invstd"), t, red.out_shape);
   kb.emit_elementwise(hint_of(ctx, "invstd"), inv,
                       [sq, count, epsilon, t](const std::vector<Expr>& i) {
                         Expr var = make_load(sq, i) / count + make_const(t, epsilon);
                         return make_const(t, 1) / call(t, "sqrt", {var});
                       });
-  Buffer y = ctx.output_buffer(0, t, x.shape);
   Shape shape = x.shape;
   kb.emit_elementwise(hint_of(ctx, "y"), y,
                       [x, scale, bias, red, mean, inv, shape](const std::vector<Expr>& i) {

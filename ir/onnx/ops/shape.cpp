@@ -3,8 +3,8 @@
 // them are injective and return expressions; Shape and Constant are values
 // known at compile time.
 #include <algorithm>
-#include <climits>
 #include <limits>
+#include <optional>
 
 #include "ir/onnx/ops/axis_util.h"
 #include "ir/onnx/ops/ops.h"
@@ -22,12 +22,19 @@ Expr imm(int64_t v, DataType t) {
   return make_int(v, t);
 }
 
+// Compile-time tensors without storage read through element_of() become a chain
+// of selects; beyond this many elements they need a buffer.
+constexpr int64_t kMaxInlineConstant = 256;
+
+bool storage_free(const TensorValue& v) {
+  return v.value && !v.buffer && !v.element && v.num_elements() > 1;
+}
+
 // An element of v. A constant with no storage of its own and more than one
 // element (a folded index list) becomes a choice among its values.
 Expr element_of(const TensorValue& v, const std::vector<Expr>& indices) {
-  if (v.buffer || v.element || !v.value || v.num_elements() == 1) return v.load(indices);
+  if (!storage_free(v)) return v.load(indices);
   const NDArray& a = *v.value;
-  constexpr int64_t kMaxInlineConstant = 256;
   if (a.num_elements() > kMaxInlineConstant)
     throw Error("a constant of " + std::to_string(a.num_elements()) +
                 " elements has no buffer to read it from");
@@ -593,8 +600,21 @@ std::vector<TensorValue> build_size(OpContext& ctx) {
 }  // namespace
 
 std::vector<OpDef> shape_ops() {
+  // Data operands (those not listed as compile-time operands) are checked to be
+  // readable before the build, so the failure names the node.
   auto injective = [](std::string name, std::vector<size_t> constants, auto build) {
-    return OpDef{std::move(name), OpPattern::Injective, std::move(constants), build};
+    auto checked = [constants, build](OpContext& ctx) {
+      for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+        bool operand = std::find(constants.begin(), constants.end(), i) != constants.end();
+        if (!operand && ctx.has_input(i) && storage_free(ctx.input(i)) &&
+            ctx.input(i).num_elements() > kMaxInlineConstant)
+          ctx.fail("input " + std::to_string(i) + " is a constant of " +
+                   std::to_string(ctx.input(i).num_elements()) +
+                   " elements without a buffer to read it from");
+      }
+      return build(ctx);
+    };
+    return OpDef{std::move(name), OpPattern::Injective, std::move(constants), checked};
   };
   auto constant = [](std::string name, auto build) {
     return OpDef{std::move(name), OpPattern::Constant, {}, build};
