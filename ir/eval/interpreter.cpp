@@ -3,8 +3,8 @@
 #include <map>
 
 #include "ir/eval/compile.h"
-#include "ir/functor.h"
 #include "ir/eval/numeric.h"
+#include "ir/functor.h"
 
 namespace tirc {
 
@@ -133,8 +133,7 @@ class ModuleRunner final : public eval::ModuleLink {
             const std::string& call) const override {
     if (!m_.find(callee)) throw Error(call + ": no function named '" + callee + "' in the module");
     if (depth_ >= kMaxDepth)
-      throw Error(call + ": calls nest deeper than " + std::to_string(kMaxDepth) +
-                  " (recursion?)");
+      throw Error(call + ": calls nest deeper than " + std::to_string(kMaxDepth) + " (recursion?)");
     const eval::Program& p = program(callee);
     ++depth_;
     try {
@@ -188,7 +187,9 @@ CompiledFunc::~CompiledFunc() = default;
 CompiledFunc::CompiledFunc(CompiledFunc&&) noexcept = default;
 CompiledFunc& CompiledFunc::operator=(CompiledFunc&&) noexcept = default;
 
-void CompiledFunc::run(const std::vector<Argument>& args) const { run_program(*program_, args); }
+void CompiledFunc::run(const std::vector<Argument>& args) const {
+  run_program(*program_, args);
+}
 
 void run(const PrimFunc& f, const std::vector<Argument>& args) {
   CompiledFunc(f).run(args);

@@ -353,7 +353,8 @@ TEST_CASE("plan-storage never shares constant storage or storage passed to kerne
   std::string from =
       "        workspace = T.allocate([128], \"uint8\", \"global\")\n"
       "        workspace_1 = T.Buffer((128,), \"uint8\", data=workspace)\n"
-      "        T.call_kernel(\"dense\", x.data, fc_weight, fc_bias, T.address_of(workspace_1[64]))\n"
+      "        T.call_kernel(\"dense\", x.data, fc_weight, fc_bias, "
+      "T.address_of(workspace_1[64]))\n"
       "        T.call_kernel(\"relu\", T.address_of(workspace_1[64]), y.data)\n";
   std::string to =
       "        a = T.allocate([3], \"float32\", \"global\")\n"
