@@ -378,3 +378,39 @@ TEST_CASE("plan-storage never shares constant storage or storage passed to kerne
   CHECK(printed.find("fc_weight = T.allocate_const") != std::string::npos);
   CHECK(check_equivalent(m, "run", low, "run", 3, 0, false).equal);
 }
+
+TEST_CASE("constant names are part of structural identity; malformed calls are reported",
+          "[model-ir]") {
+  Var w = make_var("w", DataType::handle());
+  auto alloc = [&](const std::string& constant, Stmt body) {
+    return Stmt(std::make_shared<AllocateConstNode>(
+        w, DataType::float32(), std::vector<Expr>{make_int(3)}, constant, std::move(body)));
+  };
+  Buffer out = make_buffer("out", DataType::float32(), {make_int(3)});
+  Stmt call = make_evaluate(make_call_kernel("relu", {Expr(w), Expr(out->data)}));
+  CHECK(structural_equal(alloc("a", call), alloc("a", call)));
+  CHECK(structural_hash(alloc("a", call)) == structural_hash(alloc("a", call)));
+  CHECK_FALSE(structural_equal(alloc("a", call), alloc("b", call)));
+  CHECK(structural_hash(alloc("a", call)) != structural_hash(alloc("b", call)));
+
+  // address_of of a non-element, and a scalar of the wrong type.
+  Stmt bad_addr = make_evaluate(
+      make_call_kernel("relu", {make_call(DataType::handle(), kAddressOf, {}), Expr(out->data)}));
+  IRModule m = load_example();
+  m.add("bad", make_prim_func({Param{out->data, out}}, alloc("fc.bias", bad_addr)));
+  std::string msgs = all_messages(verify(m));
+  CHECK(msgs.find("bad: T.address_of takes one buffer element (buf[i]), got 0 argument(s)") !=
+        std::string::npos);
+  Var n = make_var("n", DataType::int32());
+  Buffer a = make_buffer("a", DataType::float32(), {make_int(3)});
+  m.add("scaled",
+        make_prim_func({Param{a->data, a}, Param{n, nullptr}}, make_evaluate(make_int(0))));
+  m.add("caller", make_prim_func({Param{out->data, out}},
+                                 make_evaluate(make_call_kernel(
+                                     "scaled", {Expr(out->data), make_float(1.0)}))));
+  msgs = all_messages(verify(m));
+  CHECK(msgs.find("caller: call_kernel \"scaled\": argument 2 (parameter n) has type float32 but "
+                  "the parameter is int32") != std::string::npos);
+  m.add("self", make_prim_func({}, make_evaluate(make_call_kernel("self", {}))));
+  CHECK(all_messages(verify(m)).find("a function cannot call itself") != std::string::npos);
+}
