@@ -138,6 +138,11 @@ class ModuleRunner final : public eval::ModuleLink {
     ++depth_;
     try {
       run_on_handles(p, args, call, callee);
+    } catch (const Error& e) {
+      --depth_;
+      // Name the call: the kernel's own message says what went wrong inside it.
+      if (e.message().rfind(call, 0) == 0) throw;
+      throw Error(call + ": " + e.message(), e.loc());
     } catch (...) {
       --depth_;
       throw;

@@ -197,6 +197,12 @@ TEST_CASE("verifier checks kernel calls and constants against the module", "[mod
   NDArray x(DataType::float32(), {1, 4}), y(DataType::float32(), {1, 3});
   CHECK_THROWS_WITH(run_module(m, "run", {Argument{&x}, Argument{&y}}),
                     Catch::Contains("read-only storage of a module constant"));
+  // A kernel writing into a constant fails inside the call, which is named.
+  IRModule into = parse_variant("T.call_kernel(\"relu\", T.address_of(workspace_1[64]), y.data)",
+                                "T.call_kernel(\"relu\", T.address_of(workspace_1[64]), fc_bias)");
+  CHECK_THROWS_WITH(run_module(into, "run", {Argument{&x}, Argument{&y}}),
+                    Catch::StartsWith("call_kernel \"relu\" at ") &&
+                        Catch::Contains("store to Out[0, 0] writes read-only storage"));
 
   // A constant that is not in the module (built in memory, not parsed).
   IRModule missing = load_example();
