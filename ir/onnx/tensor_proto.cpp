@@ -288,7 +288,7 @@ NDArray tensor_from_proto(const TensorProto& p, const std::string& what,
   NDArray out(*dtype, std::vector<int64_t>(p.dims().begin(), p.dims().end()));
   if (slice)
     read_external(*slice, what, out);
-  else if (raw) {
+  else if (raw && n != 0) {
     std::memcpy(out.data(), p.raw_data().data(), p.raw_data().size());
     if (dtype->is_bool())
       for (size_t i = 0; i < out.num_bytes(); ++i) out.data()[i] = out.data()[i] != 0;
@@ -302,7 +302,8 @@ void tensor_to_proto(const NDArray& value, const std::string& name, TensorProto*
   proto->set_name(name);
   proto->set_data_type(elem_type_of_dtype(value.dtype()));
   for (int64_t d : value.shape()) proto->add_dims(d);
-  proto->set_raw_data(value.data(), value.num_bytes());
+  // Always set: an empty raw_data still says where the (zero) elements are.
+  proto->set_raw_data(std::string(reinterpret_cast<const char*>(value.data()), value.num_bytes()));
 }
 
 std::string read_binary_file(const std::string& path, const char* what) {
