@@ -96,15 +96,15 @@ class Flattener : public StmtMutator {
     int64_t elems = 1;
     for (const Expr& e : n->extents) {
       auto v = as_const_int(e);
-      if (!v) throw Error("allocate_const '" + n->buffer_var->name + "' has a non-constant extent",
-                          n->loc);
+      if (!v)
+        throw Error("allocate_const '" + n->buffer_var->name + "' has a non-constant extent",
+                    n->loc);
       elems *= *v;
     }
     allocations_[n->buffer_var.get()] = {n->dtype, elems};
     bound_.insert(n->buffer_var.get());
-    auto a = std::make_shared<AllocateConstNode>(n->buffer_var, n->dtype,
-                                                 std::vector<Expr>{make_int(elems)}, n->constant,
-                                                 mutate(n->body));
+    auto a = std::make_shared<AllocateConstNode>(
+        n->buffer_var, n->dtype, std::vector<Expr>{make_int(elems)}, n->constant, mutate(n->body));
     a->loc = n->loc;
     return Stmt(std::move(a));
   }

@@ -759,7 +759,8 @@ HExprPtr compile_handle(CompileContext& cx, const Expr& e) {
                         std::string(e ? e.dtype().str() : "nothing"));
   if (auto* v = e.as<VarNode>()) {
     const SlotInfo& s = cx.lookup(v);
-    if (s.kind != SlotInfo::Kind::Handle) unsupported(cx, "variable " + v->name + " is not a handle");
+    if (s.kind != SlotInfo::Kind::Handle)
+      unsupported(cx, "variable " + v->name + " is not a handle");
     return std::make_unique<HVar>(s.index);
   }
   auto* c = e.as<CallNode>();

@@ -495,8 +495,7 @@ class StmtCompiler {
 
   CStmtPtr call_kernel(const EvaluateNode& s, const std::string& callee) {
     if (!cx_.link)
-      throw Error("interpreter: T.call_kernel(\"" + callee +
-                      "\") needs its module: use run_module",
+      throw Error("interpreter: T.call_kernel(\"" + callee + "\") needs its module: use run_module",
                   here(s.loc));
     auto* c = s.value.as<CallNode>();
     auto n = std::make_unique<SCallKernel>();
@@ -544,8 +543,7 @@ class StmtCompiler {
     auto n = std::make_unique<SAllocateConst>();
     const SlotInfo& slot = cx_.enter(s.buffer_var);
     if (slot.kind != SlotInfo::Kind::Handle)
-      throw Error("interpreter: allocate_const variable " + s.buffer_var->name +
-                      " is not a handle",
+      throw Error("interpreter: allocate_const variable " + s.buffer_var->name + " is not a handle",
                   here(s.loc));
     n->handle = slot.index;
     n->storage = StorageRef{const_cast<uint8_t*>(c.data), c.bytes, true};

@@ -136,8 +136,7 @@ EquivResult check_equivalent(const IRModule& ma, std::string_view a, const IRMod
   const CompiledModule ca(ma), cb(mb);
   return compare_runs(
       fa, [&](const std::vector<Argument>& x) { ca.run(a, x); },
-      [&](const std::vector<Argument>& x) { cb.run(b, x); }, trials, seed, small_ints, rtol,
-      atol);
+      [&](const std::vector<Argument>& x) { cb.run(b, x); }, trials, seed, small_ints, rtol, atol);
 }
 
 }  // namespace tirc

@@ -3,8 +3,8 @@
 #include <map>
 
 #include "ir/eval/compile.h"
-#include "ir/functor.h"
 #include "ir/eval/numeric.h"
+#include "ir/functor.h"
 
 namespace tirc {
 
@@ -133,12 +133,16 @@ class ModuleRunner final : public eval::ModuleLink {
             const std::string& call) const override {
     if (!m_.find(callee)) throw Error(call + ": no function named '" + callee + "' in the module");
     if (depth_ >= kMaxDepth)
-      throw Error(call + ": calls nest deeper than " + std::to_string(kMaxDepth) +
-                  " (recursion?)");
+      throw Error(call + ": calls nest deeper than " + std::to_string(kMaxDepth) + " (recursion?)");
     const eval::Program& p = program(callee);
     ++depth_;
     try {
       run_on_handles(p, args, call, callee);
+    } catch (const Error& e) {
+      --depth_;
+      // Name the call: the kernel's own message says what went wrong inside it.
+      if (e.message().rfind(call, 0) == 0) throw;
+      throw Error(call + ": " + e.message(), e.loc());
     } catch (...) {
       --depth_;
       throw;
@@ -188,7 +192,9 @@ CompiledFunc::~CompiledFunc() = default;
 CompiledFunc::CompiledFunc(CompiledFunc&&) noexcept = default;
 CompiledFunc& CompiledFunc::operator=(CompiledFunc&&) noexcept = default;
 
-void CompiledFunc::run(const std::vector<Argument>& args) const { run_program(*program_, args); }
+void CompiledFunc::run(const std::vector<Argument>& args) const {
+  run_program(*program_, args);
+}
 
 void run(const PrimFunc& f, const std::vector<Argument>& args) {
   CompiledFunc(f).run(args);

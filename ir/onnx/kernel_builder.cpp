@@ -1,6 +1,7 @@
 #include "ir/onnx/kernel_builder.h"
 
 #include <cctype>
+#include <set>
 
 #include "ir/arith/region.h"
 
@@ -42,6 +43,15 @@ std::string sanitize(const std::string& hint) {
   }
   if (name.empty()) return "t";
   if (std::isdigit(static_cast<unsigned char>(name[0]))) name.insert(name.begin(), '_');
+  // Names the printer would have to rename (Python keywords, its own aliases),
+  // so that printed text names every buffer as the IR does.
+  static const std::set<std::string> reserved = {
+      "False",   "None",     "True",     "and",    "as",   "assert", "async",  "await",
+      "break",   "class",    "continue", "def",    "del",  "elif",   "else",   "except",
+      "finally", "for",      "from",     "global", "if",   "import", "in",     "is",
+      "lambda",  "nonlocal", "not",      "or",     "pass", "raise",  "return", "try",
+      "while",   "with",     "yield",    "T",      "I",    "range",  "print",  "metadata"};
+  if (reserved.count(name)) name += "_";
   return name;
 }
 

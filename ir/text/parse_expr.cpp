@@ -526,8 +526,8 @@ Expr Parser::parse_call_kernel(const Token& callee) {
   expect_op("(", "after T.call_kernel");
   const Token& name_tok = peek();
   if (name_tok.kind != TokenKind::String)
-    fail(name_tok, "T.call_kernel needs the callee's name as a string first, found " +
-                       describe(name_tok));
+    fail(name_tok,
+         "T.call_kernel needs the callee's name as a string first, found " + describe(name_tok));
   std::string name = advance().text;
   std::vector<Expr> args;
   while (accept_op(",")) {
@@ -542,8 +542,8 @@ Expr Parser::parse_address_of(const Token& callee) {
   expect_op("(", "after T.address_of");
   const Token& name_tok = peek();
   if (name_tok.kind != TokenKind::Name || !peek(1).is_op("["))
-    fail(name_tok, "T.address_of takes one buffer element like buf[i], found " +
-                       describe(name_tok));
+    fail(name_tok,
+         "T.address_of takes one buffer element like buf[i], found " + describe(name_tok));
   advance();
   Buffer buffer = lookup_buffer(name_tok);
   Expr load = parse_load(buffer, name_tok);

@@ -295,8 +295,15 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
   } else if (at_t_attr("allocate_const")) {
     Token callee = peek(2);
     pos_ += 3;
-    Binder b{StmtKind::AllocateConst, loc(first), make_var(first.text, DataType::handle()),
-             {},                      DataType::float32(), {}, {}, nullptr, {}};
+    Binder b{StmtKind::AllocateConst,
+             loc(first),
+             make_var(first.text, DataType::handle()),
+             {},
+             DataType::float32(),
+             {},
+             {},
+             nullptr,
+             {}};
     parse_allocate_const(first, callee, b);
     define_checked({b.var, nullptr});
     binders.push_back(std::move(b));
@@ -522,8 +529,7 @@ Stmt Parser::parse_t_statement(BlockBuilder* direct_block) {
 namespace tirc {
 
 void Parser::parse_allocate_const(const Token& target, const Token& callee, Binder& b) {
-  const std::string usage =
-      "T.allocate_const(metadata[\"name\"], \"dtype\", [extents])";
+  const std::string usage = "T.allocate_const(metadata[\"name\"], \"dtype\", [extents])";
   expect_op("(", "after T.allocate_const");
   if (!at_name("metadata") || !peek(1).is_op("["))
     fail(peek(), "expected metadata[\"name\"] as the first argument of " + usage + ", found " +
@@ -532,8 +538,8 @@ void Parser::parse_allocate_const(const Token& target, const Token& callee, Bind
   advance();
   const Token& name_tok = peek();
   if (name_tok.kind != TokenKind::String)
-    fail(name_tok, "expected the constant's name as a string in metadata[...], found " +
-                       describe(name_tok));
+    fail(name_tok,
+         "expected the constant's name as a string in metadata[...], found " + describe(name_tok));
   b.constant = advance().text;
   expect_op("]", "to close metadata[...]");
   if (known_constants_ && !constants_.count(b.constant))
@@ -550,8 +556,8 @@ void Parser::parse_allocate_const(const Token& target, const Token& callee, Bind
   for (const Expr& e : b.extents) {
     auto v = as_const_int(e);
     if (!v || *v <= 0)
-      fail(shape_tok, "extents of T.allocate_const '" + target.text +
-                          "' must be positive integer constants");
+      fail(shape_tok,
+           "extents of T.allocate_const '" + target.text + "' must be positive integer constants");
   }
   accept_op(",");
   expect_op(")", "to close T.allocate_const(");

@@ -9,7 +9,8 @@
 namespace tirc {
 
 Parser::Parser(std::string_view text, std::string_view filename, ParseOptions options)
-    : file_{std::make_shared<const std::string>(filename), std::make_shared<const std::string>(text)},
+    : file_{std::make_shared<const std::string>(filename),
+            std::make_shared<const std::string>(text)},
       options_(options) {
   if (options_.constants) {
     constants_ = *options_.constants;

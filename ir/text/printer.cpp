@@ -47,7 +47,8 @@ std::string print_stmt(const Stmt& s) {
 }
 
 std::string print(const IRModule& m) {
-  if (m.size() == 1 && m.attrs.empty()) return print_func(m.functions()[0].second, m.functions()[0].first);
+  if (m.size() == 1 && m.attrs.empty())
+    return print_func(m.functions()[0].second, m.functions()[0].first);
   return print_module(m);
 }
 

@@ -137,8 +137,7 @@ TextPrinter::Printed TextPrinter::expr(const Expr& e) {
       return {float_literal(e.dtype(), e.as<FloatImmNode>()->value), kAtom};
     case ExprKind::StringImm:
       return {quote(e.as<StringImmNode>()->value), kAtom};
-    case ExprKind::Var:
-    {
+    case ExprKind::Var: {
       // A buffer's storage that no statement names prints as `A.data`.
       const VarNode* v = e.as<VarNode>();
       if (!names_.find(v) && data_owner_.count(v)) return {data_reference(v), kAtom};

@@ -197,6 +197,12 @@ TEST_CASE("verifier checks kernel calls and constants against the module", "[mod
   NDArray x(DataType::float32(), {1, 4}), y(DataType::float32(), {1, 3});
   CHECK_THROWS_WITH(run_module(m, "run", {Argument{&x}, Argument{&y}}),
                     Catch::Contains("read-only storage of a module constant"));
+  // A kernel writing into a constant fails inside the call, which is named.
+  IRModule into = parse_variant("T.call_kernel(\"relu\", T.address_of(workspace_1[64]), y.data)",
+                                "T.call_kernel(\"relu\", T.address_of(workspace_1[64]), fc_bias)");
+  CHECK_THROWS_WITH(run_module(into, "run", {Argument{&x}, Argument{&y}}),
+                    Catch::StartsWith("call_kernel \"relu\" at ") &&
+                        Catch::Contains("store to Out[0, 0] writes read-only storage"));
 
   // A constant that is not in the module (built in memory, not parsed).
   IRModule missing = load_example();
@@ -353,7 +359,8 @@ TEST_CASE("plan-storage never shares constant storage or storage passed to kerne
   std::string from =
       "        workspace = T.allocate([128], \"uint8\", \"global\")\n"
       "        workspace_1 = T.Buffer((128,), \"uint8\", data=workspace)\n"
-      "        T.call_kernel(\"dense\", x.data, fc_weight, fc_bias, T.address_of(workspace_1[64]))\n"
+      "        T.call_kernel(\"dense\", x.data, fc_weight, fc_bias, "
+      "T.address_of(workspace_1[64]))\n"
       "        T.call_kernel(\"relu\", T.address_of(workspace_1[64]), y.data)\n";
   std::string to =
       "        a = T.allocate([3], \"float32\", \"global\")\n"
@@ -376,4 +383,40 @@ TEST_CASE("plan-storage never shares constant storage or storage passed to kerne
   CHECK(printed.find("T.call_kernel(\"relu\", b, a)") != std::string::npos);
   CHECK(printed.find("fc_weight = T.allocate_const") != std::string::npos);
   CHECK(check_equivalent(m, "run", low, "run", 3, 0, false).equal);
+}
+
+TEST_CASE("constant names are part of structural identity; malformed calls are reported",
+          "[model-ir]") {
+  Var w = make_var("w", DataType::handle());
+  auto alloc = [&](const std::string& constant, Stmt body) {
+    return Stmt(std::make_shared<AllocateConstNode>(
+        w, DataType::float32(), std::vector<Expr>{make_int(3)}, constant, std::move(body)));
+  };
+  Buffer out = make_buffer("out", DataType::float32(), {make_int(3)});
+  Stmt call = make_evaluate(make_call_kernel("relu", {Expr(w), Expr(out->data)}));
+  CHECK(structural_equal(alloc("a", call), alloc("a", call)));
+  CHECK(structural_hash(alloc("a", call)) == structural_hash(alloc("a", call)));
+  CHECK_FALSE(structural_equal(alloc("a", call), alloc("b", call)));
+  CHECK(structural_hash(alloc("a", call)) != structural_hash(alloc("b", call)));
+
+  // address_of of a non-element, and a scalar of the wrong type.
+  Stmt bad_addr = make_evaluate(
+      make_call_kernel("relu", {make_call(DataType::handle(), kAddressOf, {}), Expr(out->data)}));
+  IRModule m = load_example();
+  m.add("bad", make_prim_func({Param{out->data, out}}, alloc("fc.bias", bad_addr)));
+  std::string msgs = all_messages(verify(m));
+  CHECK(msgs.find("bad: T.address_of takes one buffer element (buf[i]), got 0 argument(s)") !=
+        std::string::npos);
+  Var n = make_var("n", DataType::int32());
+  Buffer a = make_buffer("a", DataType::float32(), {make_int(3)});
+  m.add("scaled",
+        make_prim_func({Param{a->data, a}, Param{n, nullptr}}, make_evaluate(make_int(0))));
+  m.add("caller", make_prim_func({Param{out->data, out}},
+                                 make_evaluate(make_call_kernel(
+                                     "scaled", {Expr(out->data), make_float(1.0)}))));
+  msgs = all_messages(verify(m));
+  CHECK(msgs.find("caller: call_kernel \"scaled\": argument 2 (parameter n) has type float32 but "
+                  "the parameter is int32") != std::string::npos);
+  m.add("self", make_prim_func({}, make_evaluate(make_call_kernel("self", {}))));
+  CHECK(all_messages(verify(m)).find("a function cannot call itself") != std::string::npos);
 }

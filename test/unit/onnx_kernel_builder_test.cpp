@@ -80,6 +80,9 @@ TEST_CASE("elementwise and reduction blocks build a well-formed kernel",
   Buffer out = k.add_param("out", f32, {2});
   CHECK(x->name == "x_in");
   CHECK(y->name == "x_in_1");
+  CHECK(k.unique_name("in") == "in_");
+  CHECK(k.unique_name("T") == "T_");
+  CHECK(k.unique_name("0:x") == "_0_x");
   // t = x + y (broadcast), materialized; out = sum over the last axis of t * 2.
   Shape s = broadcast_shapes({{2, 3}, {3}});
   TensorValue xv = TensorValue::of_buffer(x, {2, 3}), yv = TensorValue::of_buffer(y, {3});
