@@ -1,6 +1,7 @@
 // Conformance: ONNX's backend test data (node, pytorch-converted,
-// pytorch-operator) through the whole frontend, with the interpreter as the
-// oracle. Every model is imported; one using an operator outside
+// pytorch-operator) through the whole frontend: each model runs in the
+// interpreter and compiled (lower + x86 code generator + JIT), and both must
+// match the expected outputs. Every model is imported; one using an operator outside
 // supported_ops() is "not attempted"; a model whose outputs are not all float32
 // (or whose inputs are floating-point types other than float32) is excluded as
 // "not float32". Everything else must pass unless the exclusion table below
@@ -22,7 +23,10 @@
 #include <iostream>
 #include <set>
 
+#include "codegen/x86/jit.h"
+#include "codegen/x86/module_codegen.h"
 #include "ir/eval/interpreter.h"
+#include "passes/pipeline.h"
 #include "ir/onnx/import.h"
 #include "ir/onnx/op.h"
 #include "passes/model_pipeline.h"
@@ -47,6 +51,9 @@ const std::map<std::string, std::string>& exclusions() {
        "BatchNormalization training_mode=1 (batch statistics, running-mean outputs): inference only"},
       {"node/test_batchnorm_example_training_mode",
        "BatchNormalization training_mode=1 (batch statistics, running-mean outputs): inference only"},
+      // Mod is beyond the operator list; the interpreter passes it, the
+      // x86 generator has no float remainder yet.
+      {"node/test_mod_mixed_sign_float32", "Mod fmod=1 on float32: the x86 generator has no fmod"},
   };
   return table;
 }
@@ -127,14 +134,24 @@ std::string run_data_sets(const fs::path& dir, const onnx::Graph& graph) {
       for (const Expr& e : b->shape) shape.push_back(*as_const_int(e));
       arrays.emplace_back(b->dtype, shape);
     }
-    std::vector<Argument> args;
+    // The interpreter, then the module compiled for this CPU and run in process.
+    std::vector<NDArray> compiled = arrays;
+    std::vector<Argument> args, compiled_args;
     for (NDArray& a : arrays) args.push_back(Argument{&a, 0, 0});
+    for (NDArray& a : compiled) compiled_args.push_back(Argument{&a, 0, 0});
     run_module(m, "run", args);
+    GeneratorOptions gen;
+    gen.target = host_target();
+    JitModule jit(generate_x86_module(lower(m), "node", gen));
+    if (int rc = call_jit(jit, "node_run", entry, compiled_args); rc != 0)
+      return "compiled entry returned " + std::to_string(rc);
     for (size_t k = 0; k < graph.outputs.size(); ++k) {
       NDArray want =
           onnx::read_tensor_proto_file((set / ("output_" + std::to_string(k) + ".pb")).string());
       std::string diff = compare(arrays[num_inputs + k], want, graph.outputs[k]);
       if (!diff.empty()) return set.filename().string() + ": " + diff;
+      diff = compare(compiled[num_inputs + k], want, graph.outputs[k]);
+      if (!diff.empty()) return set.filename().string() + " (compiled): " + diff;
     }
   }
   return "";
