@@ -457,6 +457,37 @@ void require_pool_input(OpContext& ctx, const TensorValue& x) {
     ctx.fail("X must have rank 3 or more (N, C, spatial...), has shape " + ints_str(x.shape));
 }
 
+// The windows of a pooling node over X's spatial dimensions, its output shape
+// and the extents of the window (reduction) loops.
+struct PoolGeometry {
+  std::vector<Window> windows;
+  Shape out_shape, reduce;
+};
+
+PoolGeometry pool_geometry(OpContext& ctx, const TensorValue& x) {
+  std::vector<int64_t> kernel = ctx.node().require_ints("kernel_shape");
+  Shape in_spatial(x.shape.begin() + 2, x.shape.end());
+  if (kernel.size() != in_spatial.size())
+    ctx.fail("kernel_shape " + ints_str(kernel) +
+             " must have one value per spatial dimension of X " + ints_str(x.shape));
+  PoolGeometry g{windows(ctx, in_spatial, kernel), {x.shape[0], x.shape[1]}, {}};
+  for (const Window& w : g.windows) {
+    g.out_shape.push_back(w.out);
+    g.reduce.push_back(w.kernel);
+  }
+  return g;
+}
+
+// X at window element r of output position i, or `outside` in the padding.
+Expr pooled_load(const TensorValue& x, const std::vector<Window>& ws, const Indices& i,
+                 const Indices& r, const Expr& outside) {
+  Indices xi{i[0], i[1]}, pos;
+  for (size_t d = 0; d < ws.size(); ++d) pos.push_back(window_index(ws[d], i[d + 2], r[d]));
+  xi.insert(xi.end(), pos.begin(), pos.end());
+  return guarded(
+      window_in_bounds(ws, pos), [&] { return x.load(xi); }, outside);
+}
+
 std::vector<TensorValue> build_max_pool(OpContext& ctx) {
   const Node& n = ctx.node();
   if (n.outputs.size() > 1 && !n.outputs[1].empty())
@@ -465,30 +496,16 @@ std::vector<TensorValue> build_max_pool(OpContext& ctx) {
   require_pool_input(ctx, x);
   if (!x.dtype.is_float() && !x.dtype.is_integer()) ctx.fail("X has type " + x.dtype.str());
   // storage_order only changes the Indices output, which is refused above.
-  std::vector<int64_t> kernel = n.require_ints("kernel_shape");
-  Shape in_spatial(x.shape.begin() + 2, x.shape.end());
-  if (kernel.size() != in_spatial.size())
-    ctx.fail("kernel_shape " + ints_str(kernel) +
-             " must have one value per spatial dimension of X " + ints_str(x.shape));
-  std::vector<Window> ws = windows(ctx, in_spatial, kernel);
-  Shape out_shape{x.shape[0], x.shape[1]}, reduce;
-  for (const Window& w : ws) {
-    out_shape.push_back(w.out);
-    reduce.push_back(w.kernel);
-  }
+  PoolGeometry g = pool_geometry(ctx, x);
   DataType t = x.dtype;
-  Buffer y = ctx.output_buffer(0, t, out_shape);
+  Buffer y = ctx.output_buffer(0, t, g.out_shape);
   ctx.kernel().emit_reduction(
-      "max_pool", y, reduce, lowest_of(t),
+      "max_pool", y, g.reduce, lowest_of(t),
       [=](const Indices& i, const Indices& r) {
-        Indices xi{i[0], i[1]}, pos;
-        for (size_t d = 0; d < ws.size(); ++d) pos.push_back(window_index(ws[d], i[d + 2], r[d]));
-        xi.insert(xi.end(), pos.begin(), pos.end());
-        return guarded(
-            window_in_bounds(ws, pos), [&] { return x.load(xi); }, lowest_of(t));
+        return pooled_load(x, g.windows, i, r, lowest_of(t));
       },
       [](Expr acc, Expr v) { return max(acc, v); });
-  return {TensorValue::of_buffer(y, out_shape)};
+  return {TensorValue::of_buffer(y, g.out_shape)};
 }
 
 // How many window elements of output position o lie in [lo, hi): the divisor
@@ -516,29 +533,15 @@ std::vector<TensorValue> build_average_pool(OpContext& ctx) {
   TensorValue x = readable(ctx, 0, "pool_input");
   require_pool_input(ctx, x);
   require_float(ctx, x, "X");
-  std::vector<int64_t> kernel = n.require_ints("kernel_shape");
-  Shape in_spatial(x.shape.begin() + 2, x.shape.end());
-  if (kernel.size() != in_spatial.size())
-    ctx.fail("kernel_shape " + ints_str(kernel) +
-             " must have one value per spatial dimension of X " + ints_str(x.shape));
   bool include_pad = n.attr_int("count_include_pad", 0) != 0;
-  std::vector<Window> ws = windows(ctx, in_spatial, kernel);
-  Shape out_shape{x.shape[0], x.shape[1]}, reduce;
-  for (const Window& w : ws) {
-    out_shape.push_back(w.out);
-    reduce.push_back(w.kernel);
-  }
+  PoolGeometry g = pool_geometry(ctx, x);
+  const std::vector<Window>& ws = g.windows;
+  const Shape& out_shape = g.out_shape;
   DataType t = x.dtype;
   Buffer y = ctx.output_buffer(0, t, out_shape);
   ctx.kernel().emit_reduction(
-      "avg_pool_sum", y, reduce, zero_of(t),
-      [=](const Indices& i, const Indices& r) {
-        Indices xi{i[0], i[1]}, pos;
-        for (size_t d = 0; d < ws.size(); ++d) pos.push_back(window_index(ws[d], i[d + 2], r[d]));
-        xi.insert(xi.end(), pos.begin(), pos.end());
-        return guarded(
-            window_in_bounds(ws, pos), [&] { return x.load(xi); }, zero_of(t));
-      },
+      "avg_pool_sum", y, g.reduce, zero_of(t),
+      [=](const Indices& i, const Indices& r) { return pooled_load(x, ws, i, r, zero_of(t)); },
       [](Expr acc, Expr v) { return acc + v; });
   // The divisor: window elements inside the input, or inside the padded input
   // with count_include_pad (a ceil_mode window past the padding counts less).
