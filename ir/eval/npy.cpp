@@ -122,7 +122,7 @@ NDArray parse_npy(std::string_view content, const std::string& path) {
     throw Error(path + ": truncated .npy data (" + std::to_string(available) + " bytes for shape " +
                 shape_text + ")");
   NDArray a(found->dtype, std::move(shape));
-  std::memcpy(a.data(), content.data() + data_start, a.num_bytes());
+  if (a.num_bytes() > 0) std::memcpy(a.data(), content.data() + data_start, a.num_bytes());
   return a;
 }
 
