@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <sstream>
 
-#include "codegen/x86/module_codegen.h"
 #include "codegen/x86/jit.h"
+#include "codegen/x86/module_codegen.h"
 #include "driver/tensor_io.h"
 #include "ir/eval/interpreter.h"
 #include "passes/pipeline.h"
@@ -14,21 +13,8 @@ namespace tirc::driver {
 
 namespace {
 
-int64_t int_attr(const PrimFunc& f, const char* key, int64_t fallback) {
-  auto it = f->attrs.find(key);
-  if (it == f->attrs.end()) return fallback;
-  auto* v = it->second.as<IntImmNode>();
-  return v ? v->value : fallback;
-}
-
 std::vector<std::string> io_names(const PrimFunc& f) {
-  std::vector<std::string> names;
-  auto it = f->attrs.find("tirc.io_names");
-  if (it != f->attrs.end())
-    if (auto* s = it->second.as<StringImmNode>()) {
-      std::stringstream ss(s->value);
-      for (std::string part; std::getline(ss, part, ';');) names.push_back(part);
-    }
+  std::vector<std::string> names = entry_io_names(f);
   if (names.size() != f->params.size()) {
     names.clear();
     for (const Param& p : f->params) names.push_back(p.buffer ? p.buffer->name : p.var->name);
@@ -52,16 +38,17 @@ EntryInfo find_entry(const IRModule& m, const std::string& func) {
   }
   e.func = m.at(e.name);
   for (const Param& p : e.func->params)
-    if (!p.buffer) throw Error("function '" + e.name + "' has scalar parameters; tirc run passes buffers only");
+    if (!p.buffer)
+      throw Error("function '" + e.name + "' has scalar parameters; tirc run passes buffers only");
   size_t outputs = output_params(e.func).size();
   e.num_inputs = static_cast<size_t>(
-      int_attr(e.func, "tirc.num_inputs", static_cast<int64_t>(e.func->params.size() - outputs)));
+      entry_num_inputs(e.func).value_or(static_cast<int64_t>(e.func->params.size() - outputs)));
   e.io_names = io_names(e.func);
   return e;
 }
 
-double run_entry(const IRModule& m, const EntryInfo& entry, std::vector<NDArray>& args, const Target& target,
-                 bool interpret, int repeat) {
+double run_entry(const IRModule& m, const EntryInfo& entry, std::vector<NDArray>& args,
+                 const Target& target, bool interpret, int repeat) {
   std::vector<Argument> call_args;
   for (NDArray& a : args) call_args.push_back(Argument{&a});
   if (interpret) {
@@ -75,7 +62,8 @@ double run_entry(const IRModule& m, const EntryInfo& entry, std::vector<NDArray>
   for (int r = 0; r < std::max(repeat, 1); ++r) {
     auto start = std::chrono::steady_clock::now();
     int rc = call_jit(jit, "tirc_run_" + entry.name, entry.func, call_args);
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (rc != 0) throw Error("function '" + entry.name + "' returned " + std::to_string(rc));
     best = r == 0 ? seconds : std::min(best, seconds);
   }

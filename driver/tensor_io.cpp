@@ -29,9 +29,7 @@ std::vector<size_t> output_params(const PrimFunc& f) {
   // A model's entry stores nothing itself (its kernels do): its outputs are the
   // parameters after the "tirc.num_inputs" inputs (every buffer without it).
   if (is_entry(f)) {
-    size_t first = 0;
-    if (auto it = f->attrs.find("tirc.num_inputs"); it != f->attrs.end())
-      if (auto n = as_const_int(it->second)) first = static_cast<size_t>(std::max<int64_t>(*n, 0));
+    const auto first = static_cast<size_t>(std::max<int64_t>(entry_num_inputs(f).value_or(0), 0));
     std::vector<size_t> out;
     for (size_t i = first; i < f->params.size(); ++i)
       if (f->params[i].buffer) out.push_back(i);
@@ -59,8 +57,8 @@ Inputs make_inputs(const PrimFunc& f, uint64_t seed, bool small_ints, const std:
       Argument a;
       auto it = scalars.find(p.var->name);
       if (it == scalars.end())
-        throw Error("scalar parameter '" + p.var->name + "' needs a value: pass --param " + p.var->name +
-                    "=VALUE");
+        throw Error("scalar parameter '" + p.var->name + "' needs a value: pass --param " +
+                    p.var->name + "=VALUE");
       a.int_value = static_cast<int64_t>(it->second);
       a.float_value = it->second;
       used_scalars.insert(it->first);
@@ -82,7 +80,8 @@ Inputs make_inputs(const PrimFunc& f, uint64_t seed, bool small_ints, const std:
     in.args.emplace_back();
   }
   for (const auto& [name, value] : scalars)
-    if (!used_scalars.count(name)) throw Error("--param " + name + ": the function has no scalar parameter of that name");
+    if (!used_scalars.count(name))
+      throw Error("--param " + name + ": the function has no scalar parameter of that name");
   for (size_t i = 0; i < in.arrays.size(); ++i)
     if (f->params[i].buffer) in.args[i].array = &in.arrays[i];
   return in;

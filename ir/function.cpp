@@ -64,4 +64,27 @@ bool is_entry(const PrimFunc& f) {
   return v && v->value != 0;
 }
 
+std::optional<int64_t> entry_num_inputs(const PrimFunc& f) {
+  auto it = f->attrs.find(kNumInputsAttr);
+  if (it == f->attrs.end()) return std::nullopt;
+  auto* v = it->second.as<IntImmNode>();
+  return v ? std::optional<int64_t>(v->value) : std::nullopt;
+}
+
+std::vector<std::string> entry_io_names(const PrimFunc& f) {
+  std::vector<std::string> names;
+  auto it = f->attrs.find(kIoNamesAttr);
+  if (it == f->attrs.end()) return names;
+  auto* s = it->second.as<StringImmNode>();
+  if (!s) throw Error(std::string(kIoNamesAttr) + " must be a string");
+  size_t start = 0;
+  while (true) {
+    size_t end = s->value.find(';', start);
+    names.push_back(s->value.substr(start, end == std::string::npos ? end : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return names;
+}
+
 }  // namespace tirc

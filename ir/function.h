@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "ir/eval/ndarray.h"
 #include "ir/stmt.h"
@@ -50,6 +51,15 @@ inline constexpr const char* kAddressOf = "address_of";
 // storage and binds the weights; its parameters are the model's inputs then outputs.
 inline constexpr const char* kEntryAttr = "tirc.entry";
 bool is_entry(const PrimFunc& f);
+// The entry's other attributes: "tirc.num_inputs" (its leading parameters that
+// are inputs) and "tirc.io_names" (';'-separated ONNX names in parameter order).
+inline constexpr const char* kNumInputsAttr = "tirc.num_inputs";
+inline constexpr const char* kIoNamesAttr = "tirc.io_names";
+// The attribute when present and an integer, else nullopt.
+std::optional<int64_t> entry_num_inputs(const PrimFunc& f);
+// The names when the attribute is present (empty when absent); a present
+// attribute that is not a string is an Error.
+std::vector<std::string> entry_io_names(const PrimFunc& f);
 
 // Functions in the order they were added; names are unique.
 class IRModule {

@@ -215,40 +215,36 @@ std::string quoted_name(std::string_view s) {
   return q + "\"";
 }
 
-std::vector<std::string> split_names(const std::string& s) {
-  std::vector<std::string> names;
-  size_t start = 0;
-  while (true) {
-    size_t end = s.find(';', start);
-    names.push_back(s.substr(start, end == std::string::npos ? end : end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return names;
+// The C prototype and its _packed form.
+void write_prototypes(std::ostringstream& out, const std::string& symbol,
+                      const std::vector<CParam>& params) {
+  out << "int " << symbol << "(";
+  if (params.empty()) out << "void";
+  for (size_t i = 0; i < params.size(); ++i) out << (i ? ", " : "") << params[i].declaration;
+  out << ");\n";
+  out << "/* args[i] is parameter i's data pointer (a buffer) or address (a scalar). */\n";
+  out << "int " << symbol << "_packed(void* const* args);\n";
 }
 
 // A model's entry: inputs (the first tirc.num_inputs parameters) are const,
 // and every parameter is documented with its ONNX name (tirc.io_names).
 void write_model_entry(std::ostringstream& out, const HeaderEntry& entry,
                        std::vector<CParam> params) {
-  const auto& attrs = entry.func->attrs;
   const size_t n = entry.func->params.size();
-  auto num = attrs.find("tirc.num_inputs");
-  const auto* imm = num == attrs.end() ? nullptr : num->second.as<IntImmNode>();
-  if (!imm || imm->value < 0 || static_cast<size_t>(imm->value) > n)
+  const std::optional<int64_t> num = entry_num_inputs(entry.func);
+  if (!num || *num < 0 || static_cast<size_t>(*num) > n)
     throw Error("C header: entry " + entry.symbol +
                 " needs an integer attribute tirc.num_inputs between 0 and " + std::to_string(n));
-  const auto inputs = static_cast<size_t>(imm->value);
+  const auto inputs = static_cast<size_t>(*num);
   std::vector<std::string> names;
-  auto io = attrs.find("tirc.io_names");
-  if (io != attrs.end()) {
-    const auto* str = io->second.as<StringImmNode>();
-    if (!str) throw Error("C header: tirc.io_names of " + entry.symbol + " is not a string");
-    names = split_names(str->value);
-    if (names.size() != n)
-      throw Error("C header: tirc.io_names of " + entry.symbol + " has " +
-                  std::to_string(names.size()) + " names for " + std::to_string(n) + " parameters");
+  try {
+    names = entry_io_names(entry.func);
+  } catch (const Error&) {
+    throw Error("C header: tirc.io_names of " + entry.symbol + " is not a string");
   }
+  if (!names.empty() && names.size() != n)
+    throw Error("C header: tirc.io_names of " + entry.symbol + " has " +
+                std::to_string(names.size()) + " names for " + std::to_string(n) + " parameters");
   out << "/* " << entry.symbol
       << ": a model's entry point; returns 0, or nonzero when it fails (-1: out of memory). */\n";
   for (size_t i = 0; i < n; ++i) {
@@ -261,12 +257,7 @@ void write_model_entry(std::ostringstream& out, const HeaderEntry& entry,
         << (p.buffer ? shape_text(p.buffer) : p.var->dtype.str() + " scalar") << " */\n";
     if (input && p.buffer) params[i].declaration = "const " + params[i].declaration;
   }
-  out << "int " << entry.symbol << "(";
-  if (params.empty()) out << "void";
-  for (size_t i = 0; i < params.size(); ++i) out << (i ? ", " : "") << params[i].declaration;
-  out << ");\n";
-  out << "/* args[i] is parameter i's data pointer (a buffer) or address (a scalar). */\n";
-  out << "int " << entry.symbol << "_packed(void* const* args);\n";
+  write_prototypes(out, entry.symbol, params);
 }
 
 void write_entry(std::ostringstream& out, const HeaderEntry& entry) {
@@ -278,12 +269,7 @@ void write_entry(std::ostringstream& out, const HeaderEntry& entry) {
   out << "/* " << entry.symbol << ": returns 0.";
   for (const auto& p : params) out << "\n     " << p.comment;
   out << " */\n";
-  out << "int " << entry.symbol << "(";
-  if (params.empty()) out << "void";
-  for (size_t i = 0; i < params.size(); ++i) out << (i ? ", " : "") << params[i].declaration;
-  out << ");\n";
-  out << "/* args[i] is parameter i's data pointer (a buffer) or address (a scalar). */\n";
-  out << "int " << entry.symbol << "_packed(void* const* args);\n";
+  write_prototypes(out, entry.symbol, params);
 }
 
 }  // namespace

@@ -473,8 +473,8 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
 
   Annotations attrs;
   attrs[kEntryAttr] = make_bool(true);
-  attrs["tirc.num_inputs"] = make_int(static_cast<int64_t>(graph.inputs.size()));
-  attrs["tirc.io_names"] = make_string(io_names);
+  attrs[kNumInputsAttr] = make_int(static_cast<int64_t>(graph.inputs.size()));
+  attrs[kIoNamesAttr] = make_string(io_names);
   module.add(options.entry_name, make_prim_func(std::move(params), stmt, std::move(attrs)));
   return module;
 }
