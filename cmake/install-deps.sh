@@ -11,7 +11,7 @@ packages=(
   llvm-19-dev llvm-19-tools clang-19 lld-19 libclang-rt-19-dev libzstd-dev
   # libraries of the design
   libcli11-dev libspdlog-dev catch2 libxbyak-dev
-  libonnx-dev libprotobuf-dev protobuf-compiler libsqlite3-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler libsqlite3-dev nlohmann-json3-dev
   # model generation scripts (examples/models/make_models.py)
   python3-onnx python3-numpy
   # test and benchmark oracles
