@@ -319,7 +319,7 @@ BlockRV Schedule::blockize(const std::vector<BlockRV>& blocks, bool preserve_uni
       range.last = std::max(range.last, idx);
     }
     for (size_t i = range.first; i <= range.last; ++i)
-      for (const BlockRealizeNode* r : child_blocks(elems[i]))
+      for (const BlockRealizeNode* r : outermost_blocks(elems[i]))
         if (!listed.count(r))
           throw ScheduleError(P, "blocks " + names + " are not consecutive: block " +
                                      r->block->name + " lies between them");

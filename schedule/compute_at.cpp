@@ -28,6 +28,7 @@
 #include "ir/functor.h"
 #include "ir/substitute.h"
 #include "schedule/analysis.h"
+#include "schedule/iteration_conflict.h"
 #include "schedule/compute_common.h"
 #include "schedule/schedule.h"
 
@@ -370,12 +371,13 @@ void compute_location(Schedule& sch, bool reverse, BlockRV block, LoopRV loop,
   // a parallel or thread-bound loop, those iterations must not write the same
   // elements.
   const StmtPath path = *find_loop(body, l.var.get());
-  for (const Stmt& s : path.stmts) {
-    const ForNode* enclosing = s.as<ForNode>();
+  for (size_t i = 0; i < path.stmts.size(); ++i) {
+    const ForNode* enclosing = path.stmts[i].as<ForNode>();
     if (!enclosing ||
         (enclosing->for_kind != ForKind::Parallel && enclosing->for_kind != ForKind::ThreadBinding))
       continue;
-    if (auto why = iteration_write_conflict(s))
+    StmtPath to_loop{std::vector<Stmt>(path.stmts.begin(), path.stmts.begin() + i + 1)};
+    if (auto why = iteration_conflict(to_loop))
       throw ScheduleError(
           prim,
           "block " + b.name + " cannot go under " +

@@ -56,7 +56,7 @@ TEST_CASE("a loop that computes the same reduction element several times keeps i
   expect_refused(
       sch, [&] { sch.decompose_reduction(sum, fused); }, "decompose_reduction: loop ");
   expect_refused(
-      sch, [&] { sch.parallel(fused); }, "computes the same element of T_sum");
+      sch, [&] { sch.parallel(fused); }, "write distinct elements of T_sum");
   // At the reduction loop itself the init stays inside every repeat.
   sch.decompose_reduction(sum, sch.get_loops(sum).back());
   expect_sound(softmax, sch);
