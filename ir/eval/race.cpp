@@ -69,20 +69,22 @@ void RaceChecker::record(const Access& a, Frame& f, int lane, const uint8_t* add
     const int64_t t = s.iter;
     const std::string& v = s.loop->var;
     auto it = [&](int64_t x) { return v + "=" + std::to_string(x); };
-    auto element = [&] { return a.element(f, lane) + (a.where ? a.where->describe() : ""); };
+    // Built only for a report: this runs on every access.
+    auto element = [&] { return a.element(f, lane); };
+    auto in = [&] { return a.where ? a.where->describe() : std::string(); };
     if (write) {
       if (e.writer != kNone && e.writer != t)
         race(s, "iterations " + it(std::min(e.writer, t)) + " and " + it(std::max(e.writer, t)) +
-                    " both write " + element());
+                    " both write " + element() + in());
       for (int64_t r : e.readers)
         if (r != kNone && r != t)
           race(s, "iteration " + it(t) + " writes " + element() + " that iteration " + it(r) +
-                      " reads");
+                      " reads" + in());
       e.writer = t;
     } else {
       if (e.writer != kNone && e.writer != t)
         race(s, "iteration " + it(e.writer) + " writes " + element() + " that iteration " + it(t) +
-                    " reads");
+                    " reads" + in());
       if (e.readers[0] == kNone)
         e.readers[0] = t;
       else if (e.readers[0] != t && e.readers[1] == kNone)
