@@ -30,6 +30,7 @@ int run_equiv(const EquivOptions& o) {
     if (!fb) throw Error(o.b + ": no function named '" + name + "' (it is in " + o.a + ")");
     (void)fb;
     // In module context: entries that call kernels compare like any function.
+    // check_equivalent runs both in checking mode: a race is not equivalent.
     EquivResult r =
         check_equivalent(ma, name, mb, name, o.trials, o.seed, !o.real_inputs, o.rtol, o.atol);
     if (r.equal) {
@@ -46,14 +47,18 @@ int run_equiv(const EquivOptions& o) {
 void add_equiv_command(CLI::App& app, int& status) {
   auto o = std::make_shared<EquivOptions>();
   auto* cmd = app.add_subcommand(
-      "equiv", "Check that two TensorIR files compute the same outputs on random inputs (exit 1 if not)");
+      "equiv",
+      "Check that two TensorIR files compute the same outputs on random inputs, with races in "
+      "parallel loops checked (exit 1 if not)");
   cmd->add_option("a", o->a, "First .tir file")->required();
   cmd->add_option("b", o->b, "Second .tir file")->required();
   cmd->add_option("--func", o->func, "Compare only this function (default: every function of A)");
-  cmd->add_option("--trials", o->trials, "Number of random input sets")->capture_default_str()->check(
-      CLI::Range(1, 1000000));
+  cmd->add_option("--trials", o->trials, "Number of random input sets")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed, "Seed of the first input set")->capture_default_str();
-  cmd->add_flag("--real-inputs", o->real_inputs, "Real-valued inputs (default: small integers, compared bit for bit)");
+  cmd->add_flag("--real-inputs", o->real_inputs,
+                "Real-valued inputs (default: small integers, compared bit for bit)");
   cmd->add_option("--rtol", o->rtol, "Relative tolerance (default 0: bit for bit)");
   cmd->add_option("--atol", o->atol, "Absolute tolerance");
   cmd->callback([o, &status] { status = run_equiv(*o); });

@@ -18,6 +18,7 @@ struct EvalOptions {
   uint64_t seed = 0;
   bool print = false;
   bool real_inputs = false;
+  bool check_races = false;
   std::string inputs_dir;
   std::string outputs_dir;
   std::vector<std::string> scalars;  // NAME=VALUE
@@ -46,19 +47,22 @@ int run_eval(const EvalOptions& o) {
   for (const auto& [name, f] : m.functions()) {
     if (!o.func.empty() && name != o.func) continue;
     Inputs in = make_inputs(f, o.seed, !o.real_inputs, o.inputs_dir, parse_scalars(o.scalars));
-    compiled.run(name, in.args);
+    // Checking mode: races in parallel-like loops are errors (exit 1), and
+    // parallel iterations run in an order shuffled by --seed.
+    compiled.run(name, in.args, o.check_races ? RunOptions::checked(o.seed) : RunOptions{});
     for (size_t i : output_params(f)) {
       const NDArray& out = in.arrays[i];
       const std::string& buffer = f->params[i].buffer->name;
       if (o.print) {
-        std::cout << name << ": " << buffer << " " << describe(out) << " =\n" << format_array(out) << "\n";
+        std::cout << name << ": " << buffer << " " << describe(out) << " =\n"
+                  << format_array(out) << "\n";
       } else {
         double sum = 0;
         if (out.dtype().is_float() || out.dtype().is_integer() || out.dtype().is_bool())
           for (int64_t k = 0; k < out.num_elements(); ++k)
             sum += out.dtype().is_float() ? out.get_float(k) : static_cast<double>(out.get_int(k));
-        std::cout << fmt::format("{}: {} {}: sum {} checksum {:016x}\n", name, buffer, describe(out), sum,
-                                 checksum(out));
+        std::cout << fmt::format("{}: {} {}: sum {} checksum {:016x}\n", name, buffer,
+                                 describe(out), sum, checksum(out));
       }
       if (!o.outputs_dir.empty()) {
         std::string path = o.outputs_dir + "/" + buffer + ".npy";
@@ -73,13 +77,18 @@ int run_eval(const EvalOptions& o) {
 
 void add_eval_command(CLI::App& app, int& status) {
   auto o = std::make_shared<EvalOptions>();
-  auto* cmd = app.add_subcommand("eval", "Run functions of a TensorIR file in the reference interpreter");
+  auto* cmd =
+      app.add_subcommand("eval", "Run functions of a TensorIR file in the reference interpreter");
   cmd->add_option("file", o->file, "Input .tir file")->required();
   cmd->add_option("--func", o->func, "Run only this function (default: every function)");
   cmd->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
   cmd->add_flag("--print", o->print, "Print the outputs instead of their checksums");
   cmd->add_flag("--real-inputs", o->real_inputs,
                 "Random real-valued inputs (default: small integers, so sums are exact)");
+  cmd->add_flag(
+      "--check-races", o->check_races,
+      "Fail when iterations of a parallel, vectorized or thread-bound loop write the same "
+      "element, or one reads what another writes; run parallel iterations in shuffled order");
   cmd->add_option("--inputs", o->inputs_dir, "Read inputs from DIR/<buffer>.npy where present");
   cmd->add_option("--outputs", o->outputs_dir, "Write outputs to DIR/<buffer>.npy");
   cmd->add_option("--param", o->scalars, "Value of a scalar parameter, NAME=VALUE (repeatable)")
