@@ -46,19 +46,16 @@ int run_equiv(const EquivOptions& o) {
 
 void add_equiv_command(CLI::App& app, int& status) {
   auto o = std::make_shared<EquivOptions>();
-  auto* cmd = app.add_subcommand(
-      "equiv",
-      "Check that two TensorIR files compute the same outputs on random inputs, with races in "
-      "parallel loops checked (exit 1 if not)");
+  auto* cmd = app.add_subcommand("equiv",
+                                 "Check that two TensorIR files compute the same outputs on random "
+                                 "inputs, races in parallel loops checked (exit 1 if not)");
   cmd->add_option("a", o->a, "First .tir file")->required();
   cmd->add_option("b", o->b, "Second .tir file")->required();
   cmd->add_option("--func", o->func, "Compare only this function (default: every function of A)");
-  cmd->add_option("--trials", o->trials, "Number of random input sets")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--trials", o->trials, "Number of random input sets")->capture_default_str()->check(
+      CLI::Range(1, 1000000));
   cmd->add_option("--seed", o->seed, "Seed of the first input set")->capture_default_str();
-  cmd->add_flag("--real-inputs", o->real_inputs,
-                "Real-valued inputs (default: small integers, compared bit for bit)");
+  cmd->add_flag("--real-inputs", o->real_inputs, "Real-valued inputs (default: small integers, compared bit for bit)");
   cmd->add_option("--rtol", o->rtol, "Relative tolerance (default 0: bit for bit)");
   cmd->add_option("--atol", o->atol, "Absolute tolerance");
   cmd->callback([o, &status] { status = run_equiv(*o); });

@@ -54,15 +54,14 @@ int run_eval(const EvalOptions& o) {
       const NDArray& out = in.arrays[i];
       const std::string& buffer = f->params[i].buffer->name;
       if (o.print) {
-        std::cout << name << ": " << buffer << " " << describe(out) << " =\n"
-                  << format_array(out) << "\n";
+        std::cout << name << ": " << buffer << " " << describe(out) << " =\n" << format_array(out) << "\n";
       } else {
         double sum = 0;
         if (out.dtype().is_float() || out.dtype().is_integer() || out.dtype().is_bool())
           for (int64_t k = 0; k < out.num_elements(); ++k)
             sum += out.dtype().is_float() ? out.get_float(k) : static_cast<double>(out.get_int(k));
-        std::cout << fmt::format("{}: {} {}: sum {} checksum {:016x}\n", name, buffer,
-                                 describe(out), sum, checksum(out));
+        std::cout << fmt::format("{}: {} {}: sum {} checksum {:016x}\n", name, buffer, describe(out), sum,
+                                 checksum(out));
       }
       if (!o.outputs_dir.empty()) {
         std::string path = o.outputs_dir + "/" + buffer + ".npy";
@@ -77,18 +76,16 @@ int run_eval(const EvalOptions& o) {
 
 void add_eval_command(CLI::App& app, int& status) {
   auto o = std::make_shared<EvalOptions>();
-  auto* cmd =
-      app.add_subcommand("eval", "Run functions of a TensorIR file in the reference interpreter");
+  auto* cmd = app.add_subcommand("eval", "Run functions of a TensorIR file in the reference interpreter");
   cmd->add_option("file", o->file, "Input .tir file")->required();
   cmd->add_option("--func", o->func, "Run only this function (default: every function)");
   cmd->add_option("--seed", o->seed, "Seed of the random inputs")->capture_default_str();
   cmd->add_flag("--print", o->print, "Print the outputs instead of their checksums");
   cmd->add_flag("--real-inputs", o->real_inputs,
                 "Random real-valued inputs (default: small integers, so sums are exact)");
-  cmd->add_flag(
-      "--check-races", o->check_races,
-      "Fail when iterations of a parallel, vectorized or thread-bound loop write the same "
-      "element, or one reads what another writes; run parallel iterations in shuffled order");
+  cmd->add_flag("--check-races", o->check_races,
+                "Fail when iterations of a parallel, vectorized or thread-bound loop write the same "
+                "element, or one reads what another writes; run parallel iterations shuffled");
   cmd->add_option("--inputs", o->inputs_dir, "Read inputs from DIR/<buffer>.npy where present");
   cmd->add_option("--outputs", o->outputs_dir, "Write outputs to DIR/<buffer>.npy");
   cmd->add_option("--param", o->scalars, "Value of a scalar parameter, NAME=VALUE (repeatable)")
