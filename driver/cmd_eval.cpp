@@ -83,9 +83,10 @@ void add_eval_command(CLI::App& app, int& status) {
   cmd->add_flag("--print", o->print, "Print the outputs instead of their checksums");
   cmd->add_flag("--real-inputs", o->real_inputs,
                 "Random real-valued inputs (default: small integers, so sums are exact)");
-  cmd->add_flag("--check-races", o->check_races,
-                "Fail when iterations of a parallel, vectorized or thread-bound loop write the same "
-                "element, or one reads what another writes; run parallel iterations shuffled");
+  cmd->add_flag(
+      "--check-races", o->check_races,
+      "Fail when iterations of a parallel, vectorized or thread-bound loop write the same "
+      "element, or one reads what another writes; run parallel iterations shuffled");
   cmd->add_option("--inputs", o->inputs_dir, "Read inputs from DIR/<buffer>.npy where present");
   cmd->add_option("--outputs", o->outputs_dir, "Write outputs to DIR/<buffer>.npy");
   cmd->add_option("--param", o->scalars, "Value of a scalar parameter, NAME=VALUE (repeatable)")

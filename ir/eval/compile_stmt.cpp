@@ -772,8 +772,7 @@ CStmtPtr compile_stmt(CompileContext& cx, const Stmt& s) {
   return StmtCompiler(cx).compile(s);
 }
 
-std::unique_ptr<Program> compile_program(const PrimFunc& f, const ModuleLink* link,
-                                         bool checking) {
+std::unique_ptr<Program> compile_program(const PrimFunc& f, const ModuleLink* link, bool checking) {
   if (!f) throw Error("interpreter: null function");
   auto program = std::make_unique<Program>();
   CompileContext cx(*program);

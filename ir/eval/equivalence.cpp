@@ -129,8 +129,8 @@ EquivResult compare_runs(const PrimFunc& a, const Runner& run_a, const Runner& r
       ++k;
       for (int64_t i = 0; i < x.num_elements(); ++i) {
         if (element_equal(x, y, i, o.rtol, o.atol)) continue;
-        return {false, "buffer " + p.buffer->name + index_str(x.shape(), i) + " differs: " +
-                           value_str(x, i) + " vs " + value_str(y, i) + trial};
+        return {false, "buffer " + p.buffer->name + index_str(x.shape(), i) +
+                           " differs: " + value_str(x, i) + " vs " + value_str(y, i) + trial};
       }
     }
   }

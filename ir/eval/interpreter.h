@@ -122,7 +122,7 @@ struct EquivResult {
 struct EquivOptions {
   int trials = 3;  // random input sets, seeds seed, seed+1, ...
   uint64_t seed = 0;
-  bool small_ints = true;  // see random_inputs
+  bool small_ints = true;     // see random_inputs
   double rtol = 0, atol = 0;  // 0 and 0: bit for bit
   // How each program runs (the shuffle seed is replaced by each trial's).
   // Checking mode by default: a transformed program with a race, or with a

@@ -56,7 +56,7 @@ struct Frame {
   std::vector<StorageRef> handles;
   std::vector<View> views;
   std::vector<std::vector<uint8_t>> owned;  // storage of each allocation site
-  RaceChecker* checker = nullptr;  // in checking mode only (see race.h)
+  RaceChecker* checker = nullptr;           // in checking mode only (see race.h)
 };
 
 // An expression of integer or bool type; `lane` selects the lane of a vector
