@@ -30,6 +30,7 @@ int run_equiv(const EquivOptions& o) {
     if (!fb) throw Error(o.b + ": no function named '" + name + "' (it is in " + o.a + ")");
     (void)fb;
     // In module context: entries that call kernels compare like any function.
+    // check_equivalent runs both in checking mode: a race is not equivalent.
     EquivResult r =
         check_equivalent(ma, name, mb, name, o.trials, o.seed, !o.real_inputs, o.rtol, o.atol);
     if (r.equal) {
@@ -45,8 +46,9 @@ int run_equiv(const EquivOptions& o) {
 
 void add_equiv_command(CLI::App& app, int& status) {
   auto o = std::make_shared<EquivOptions>();
-  auto* cmd = app.add_subcommand(
-      "equiv", "Check that two TensorIR files compute the same outputs on random inputs (exit 1 if not)");
+  auto* cmd = app.add_subcommand("equiv",
+                                 "Check that two TensorIR files compute the same outputs on random "
+                                 "inputs, races in parallel loops checked (exit 1 if not)");
   cmd->add_option("a", o->a, "First .tir file")->required();
   cmd->add_option("b", o->b, "Second .tir file")->required();
   cmd->add_option("--func", o->func, "Compare only this function (default: every function of A)");

@@ -18,6 +18,7 @@ struct EvalOptions {
   uint64_t seed = 0;
   bool print = false;
   bool real_inputs = false;
+  bool check_races = false;
   std::string inputs_dir;
   std::string outputs_dir;
   std::vector<std::string> scalars;  // NAME=VALUE
@@ -46,7 +47,9 @@ int run_eval(const EvalOptions& o) {
   for (const auto& [name, f] : m.functions()) {
     if (!o.func.empty() && name != o.func) continue;
     Inputs in = make_inputs(f, o.seed, !o.real_inputs, o.inputs_dir, parse_scalars(o.scalars));
-    compiled.run(name, in.args);
+    // Checking mode: races in parallel-like loops are errors (exit 1), and
+    // parallel iterations run in an order shuffled by --seed.
+    compiled.run(name, in.args, o.check_races ? RunOptions::checked(o.seed) : RunOptions{});
     for (size_t i : output_params(f)) {
       const NDArray& out = in.arrays[i];
       const std::string& buffer = f->params[i].buffer->name;
@@ -80,6 +83,10 @@ void add_eval_command(CLI::App& app, int& status) {
   cmd->add_flag("--print", o->print, "Print the outputs instead of their checksums");
   cmd->add_flag("--real-inputs", o->real_inputs,
                 "Random real-valued inputs (default: small integers, so sums are exact)");
+  cmd->add_flag(
+      "--check-races", o->check_races,
+      "Fail when iterations of a parallel, vectorized or thread-bound loop write the same "
+      "element, or one reads what another writes; run parallel iterations shuffled");
   cmd->add_option("--inputs", o->inputs_dir, "Read inputs from DIR/<buffer>.npy where present");
   cmd->add_option("--outputs", o->outputs_dir, "Write outputs to DIR/<buffer>.npy");
   cmd->add_option("--param", o->scalars, "Value of a scalar parameter, NAME=VALUE (repeatable)")

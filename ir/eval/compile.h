@@ -25,6 +25,9 @@ class CompileContext {
 
   // Set when compiling for run_module; null for plain run(f).
   const ModuleLink* link = nullptr;
+  // Compiling for checking mode (RunOptions): accesses tell the race checker,
+  // parallel-like loops run through it.
+  bool checking = false;
 
   // Brings v into scope (a slot is assigned on first use and kept).
   const SlotInfo& enter(const Var& v);
@@ -65,6 +68,8 @@ CStmtPtr compile_stmt(CompileContext& cx, const Stmt& s);
 // A handle-typed expression: a handle variable or T.address_of(buf[i]).
 HExprPtr compile_handle(CompileContext& cx, const Expr& e);
 // `link` null: T.call_kernel and T.allocate_const are errors (they need their module).
-std::unique_ptr<Program> compile_program(const PrimFunc& f, const ModuleLink* link = nullptr);
+// `checking`: the program for checking mode; it runs only with a Frame::checker.
+std::unique_ptr<Program> compile_program(const PrimFunc& f, const ModuleLink* link = nullptr,
+                                         bool checking = false);
 
 }  // namespace tirc::eval

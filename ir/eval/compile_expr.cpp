@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "ir/buffer.h"
 #include "ir/eval/compile.h"
@@ -78,26 +79,47 @@ struct FVectorVar final : FExpr {
   double eval(Frame& f, int lane) const override { return f.floats[slot + lane]; }
 };
 
+// Loads; `Checked` ones (checking mode) also tell the race checker.
+template <bool Checked>
 struct ILoad final : IExpr {
   Access access;
   int64_t eval(Frame& f, int lane) const override {
-    return numeric::load_int(access.elem, access.address(f, lane));
+    return numeric::load_int(access.elem, access.at<Checked>(f, lane));
   }
 };
+template <bool Checked>
 struct F32Load final : FExpr {
   Access access;
   double eval(Frame& f, int lane) const override {
     float v;
-    std::memcpy(&v, access.address(f, lane), 4);
+    std::memcpy(&v, access.at<Checked>(f, lane), 4);
     return v;
   }
 };
+template <bool Checked>
 struct FLoad final : FExpr {
   Access access;
   double eval(Frame& f, int lane) const override {
-    return numeric::load_float(access.elem, access.address(f, lane));
+    return numeric::load_float(access.elem, access.at<Checked>(f, lane));
   }
 };
+
+// A node of type Node<Checked> for the context's mode, over `access`.
+template <template <bool> class Node>
+auto make_load(const CompileContext& cx, Access access) {
+  using Base = std::conditional_t<std::is_base_of_v<IExpr, Node<false>>, IExpr, FExpr>;
+  std::unique_ptr<Base> n;
+  if (cx.checking) {
+    auto c = std::make_unique<Node<true>>();
+    c->access = std::move(access);
+    n = std::move(c);
+  } else {
+    auto c = std::make_unique<Node<false>>();
+    c->access = std::move(access);
+    n = std::move(c);
+  }
+  return n;
+}
 
 // ---- arithmetic --------------------------------------------------------------
 
@@ -547,9 +569,7 @@ IExprPtr compile_int(CompileContext& cx, const Expr& e) {
     }
     case ExprKind::BufferLoad: {
       auto* l = e.as<BufferLoadNode>();
-      auto n = std::make_unique<ILoad>();
-      n->access = compile_access(cx, l->buffer, l->indices, false);
-      return n;
+      return make_load<ILoad>(cx, compile_access(cx, l->buffer, l->indices, false));
     }
     case ExprKind::Add:
     case ExprKind::Sub:
@@ -662,14 +682,8 @@ FExprPtr compile_float(CompileContext& cx, const Expr& e) {
     case ExprKind::BufferLoad: {
       auto* l = e.as<BufferLoadNode>();
       Access a = compile_access(cx, l->buffer, l->indices, false);
-      if (r == Rounding::F32) {
-        auto n = std::make_unique<F32Load>();
-        n->access = std::move(a);
-        return n;
-      }
-      auto n = std::make_unique<FLoad>();
-      n->access = std::move(a);
-      return n;
+      if (r == Rounding::F32) return make_load<F32Load>(cx, std::move(a));
+      return make_load<FLoad>(cx, std::move(a));
     }
     case ExprKind::Add:
     case ExprKind::Sub:

@@ -25,6 +25,12 @@ void allocate(Frame& f, int site, int handle, size_t bytes, DataType t) {
   storage.resize(bytes);
   poison(storage, t);
   f.handles[handle] = StorageRef{storage.data(), storage.size()};
+  if (f.checker) f.checker->allocated(storage.data(), storage.size());
+}
+
+// The end of an allocation's scope (see RaceChecker::allocated).
+void release(Frame& f, int site) {
+  if (f.checker) f.checker->released(f.owned[site].data());
 }
 
 void bind_all(Frame& f, const std::vector<const ViewBinder*>& binders) {
@@ -54,6 +60,8 @@ struct SFor final : CStmt {
   }
 };
 
+// Stores; `Checked` ones (checking mode) also tell the race checker.
+template <bool Checked>
 struct SStoreInt final : CStmt {
   Access access;
   int lanes;
@@ -61,11 +69,12 @@ struct SStoreInt final : CStmt {
   void exec(Frame& f) const override {
     for (int l = 0; l < lanes; ++l) {
       int64_t v = value->eval(f, l);
-      numeric::store_int(access.elem, access.address(f, l), v);
+      numeric::store_int(access.elem, access.at<Checked>(f, l), v);
     }
   }
 };
 
+template <bool Checked>
 struct SStoreFloat final : CStmt {
   Access access;
   int lanes;
@@ -73,17 +82,39 @@ struct SStoreFloat final : CStmt {
   void exec(Frame& f) const override {
     for (int l = 0; l < lanes; ++l) {
       double v = value->eval(f, l);
-      numeric::store_float(access.elem, access.address(f, l), v);
+      numeric::store_float(access.elem, access.at<Checked>(f, l), v);
     }
   }
 };
 
+template <bool Checked>
 struct SStoreF32 final : CStmt {
   Access access;
   FExprPtr value;
   void exec(Frame& f) const override {
     float v = static_cast<float>(value->eval(f, 0));
-    std::memcpy(access.address(f, 0), &v, 4);
+    std::memcpy(access.at<Checked>(f, 0), &v, 4);
+  }
+};
+
+// A loop whose iterations may run in any order or at once (parallel,
+// vectorized, thread-bound), in checking mode: run through the race checker,
+// which records each iteration's accesses and may permute the order.
+struct SForChecked final : CStmt {
+  int slot;
+  IExprPtr min, extent;
+  CStmtPtr body;
+  CheckedLoop loop;
+  void exec(Frame& f) const override {
+    const int64_t lo = min->eval(f, 0);
+    std::vector<int64_t> order;
+    f.checker->enter(loop, extent->eval(f, 0), order);
+    for (int64_t k : order) {
+      f.ints[slot] = lo + k;
+      f.checker->iteration(lo + k);
+      body->exec(f);
+    }
+    f.checker->leave();
   }
 };
 
@@ -155,6 +186,7 @@ struct SAllocate final : CStmt {
     bind_all(f, views);
     body->exec(f);
     unbind_all(f, views);
+    release(f, site);
     f.handles[handle] = saved;
   }
 };
@@ -191,7 +223,7 @@ struct SCallKernel final : CStmt {
       if (args[i].ivalue) values[i].int_value = args[i].ivalue->eval(f, 0);
       if (args[i].fvalue) values[i].float_value = args[i].fvalue->eval(f, 0);
     }
-    link->call(callee, values, call);
+    link->call(callee, values, call, f.checker);
   }
 };
 
@@ -214,6 +246,7 @@ struct OwnedBuffer {
   void leave(Frame& f) const {
     f.views[binder->view].bound = false;
     unbind_all(f, aliases);
+    release(f, site);
   }
 };
 
@@ -394,26 +427,53 @@ class StmtCompiler {
     for (const Expr& i : s.indices) lanes = std::max(lanes, i.dtype().lanes());
     if (b->dtype.is_float()) {
       if (lanes == 1 && b->dtype == DataType::float32()) {
-        auto n = std::make_unique<SStoreF32>();
-        n->access = std::move(a);
-        n->value = compile_float(cx_, s.value);
-        return n;
+        return checked_or_not<SStoreF32>([&](auto& n) {
+          n.access = std::move(a);
+          n.value = compile_float(cx_, s.value);
+        });
       }
-      auto n = std::make_unique<SStoreFloat>();
-      n->access = std::move(a);
-      n->lanes = lanes;
-      n->value = compile_float(cx_, s.value);
+      return checked_or_not<SStoreFloat>([&](auto& n) {
+        n.access = std::move(a);
+        n.lanes = lanes;
+        n.value = compile_float(cx_, s.value);
+      });
+    }
+    return checked_or_not<SStoreInt>([&](auto& n) {
+      n.access = std::move(a);
+      n.lanes = lanes;
+      n.value = compile_int(cx_, s.value);
+    });
+  }
+
+  // A Node<Checked> for the context's mode, filled in by `fill`.
+  template <template <bool> class Node, class Fill>
+  CStmtPtr checked_or_not(Fill fill) {
+    if (cx_.checking) {
+      auto n = std::make_unique<Node<true>>();
+      fill(*n);
       return n;
     }
-    auto n = std::make_unique<SStoreInt>();
-    n->access = std::move(a);
-    n->lanes = lanes;
-    n->value = compile_int(cx_, s.value);
+    auto n = std::make_unique<Node<false>>();
+    fill(*n);
     return n;
   }
 
+  static bool iterations_unordered(ForKind k) {
+    return k == ForKind::Parallel || k == ForKind::Vectorized || k == ForKind::ThreadBinding;
+  }
+
   CStmtPtr loop(const ForNode& s) {
-    auto n = std::make_unique<SFor>();
+    if (cx_.checking && iterations_unordered(s.for_kind)) {
+      auto n = loop_parts<SForChecked>(s);
+      n->loop = CheckedLoop{s.loop_var->name, s.for_kind, s.thread_tag, here(s.loc)};
+      return n;
+    }
+    return loop_parts<SFor>(s);
+  }
+
+  template <class Node>
+  std::unique_ptr<Node> loop_parts(const ForNode& s) {
+    auto n = std::make_unique<Node>();
     n->min = compile_int(cx_, s.min);
     n->extent = compile_int(cx_, s.extent);
     const SlotInfo& slot = cx_.enter(s.loop_var);
@@ -712,11 +772,12 @@ CStmtPtr compile_stmt(CompileContext& cx, const Stmt& s) {
   return StmtCompiler(cx).compile(s);
 }
 
-std::unique_ptr<Program> compile_program(const PrimFunc& f, const ModuleLink* link) {
+std::unique_ptr<Program> compile_program(const PrimFunc& f, const ModuleLink* link, bool checking) {
   if (!f) throw Error("interpreter: null function");
   auto program = std::make_unique<Program>();
   CompileContext cx(*program);
   cx.link = link;
+  cx.checking = checking;
   std::vector<Var> entered;
   // Scalars enter scope first so buffer shapes may refer to any of them.
   for (const Param& p : f->params)

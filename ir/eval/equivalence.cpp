@@ -74,13 +74,30 @@ void check_signatures(const PrimFunc& a, const PrimFunc& b) {
   }
 }
 
-using Runner = std::function<void(const std::vector<Argument>&)>;
+using Runner = std::function<void(const std::vector<Argument>&, const RunOptions&)>;
 
-EquivResult compare_runs(const PrimFunc& a, const Runner& run_a, const Runner& run_b, int trials,
-                         uint64_t seed, bool small_ints, double rtol, double atol) {
-  for (int t = 0; t < trials; ++t) {
-    const uint64_t trial_seed = seed + static_cast<uint64_t>(t);
-    std::vector<NDArray> xa = random_inputs(a, trial_seed, small_ints);
+// Runs one program of a trial; a race it finds is returned as the message
+// (empty when none), other errors are thrown.
+std::string run_one(const Runner& run, const std::vector<Argument>& args, RunOptions options,
+                    uint64_t trial_seed) {
+  std::string race;
+  options.shuffle_seed = trial_seed;
+  options.race = &race;
+  try {
+    run(args, options);
+  } catch (const Error& e) {
+    if (race.empty()) throw;
+    // The error's own message: a race inside a called kernel names the call.
+    return e.message();
+  }
+  return "";
+}
+
+EquivResult compare_runs(const PrimFunc& a, const Runner& run_a, const Runner& run_b,
+                         const EquivOptions& o) {
+  for (int t = 0; t < o.trials; ++t) {
+    const uint64_t trial_seed = o.seed + static_cast<uint64_t>(t);
+    std::vector<NDArray> xa = random_inputs(a, trial_seed, o.small_ints);
     std::vector<NDArray> xb = xa;
     // Scalar parameters get one small positive value per trial.
     std::vector<Argument> args_a, args_b;
@@ -98,8 +115,12 @@ EquivResult compare_runs(const PrimFunc& a, const Runner& run_a, const Runner& r
       args_a.push_back(arg_a);
       args_b.push_back(arg_b);
     }
-    run_a(args_a);
-    run_b(args_b);
+    const std::string trial =
+        " (trial " + std::to_string(t) + ", seed " + std::to_string(trial_seed) + ")";
+    if (std::string race = run_one(run_a, args_a, o.run_a, trial_seed); !race.empty())
+      return {false, "first program: " + race + trial};
+    if (std::string race = run_one(run_b, args_b, o.run_b, trial_seed); !race.empty())
+      return {false, race + trial};
     k = 0;
     for (const Param& p : a->params) {
       if (!p.buffer) continue;
@@ -107,10 +128,9 @@ EquivResult compare_runs(const PrimFunc& a, const Runner& run_a, const Runner& r
       const NDArray& y = xb[k];
       ++k;
       for (int64_t i = 0; i < x.num_elements(); ++i) {
-        if (element_equal(x, y, i, rtol, atol)) continue;
+        if (element_equal(x, y, i, o.rtol, o.atol)) continue;
         return {false, "buffer " + p.buffer->name + index_str(x.shape(), i) +
-                           " differs: " + value_str(x, i) + " vs " + value_str(y, i) + " (trial " +
-                           std::to_string(t) + ", seed " + std::to_string(trial_seed) + ")"};
+                           " differs: " + value_str(x, i) + " vs " + value_str(y, i) + trial};
       }
     }
   }
@@ -119,24 +139,45 @@ EquivResult compare_runs(const PrimFunc& a, const Runner& run_a, const Runner& r
 
 }  // namespace
 
-EquivResult check_equivalent(const PrimFunc& a, const PrimFunc& b, int trials, uint64_t seed,
-                             bool small_ints, double rtol, double atol) {
+EquivResult check_equivalent(const PrimFunc& a, const PrimFunc& b, const EquivOptions& options) {
   check_signatures(a, b);
   const CompiledFunc ca(a), cb(b);
   return compare_runs(
-      a, [&](const std::vector<Argument>& x) { ca.run(x); },
-      [&](const std::vector<Argument>& x) { cb.run(x); }, trials, seed, small_ints, rtol, atol);
+      a, [&](const std::vector<Argument>& x, const RunOptions& r) { ca.run(x, r); },
+      [&](const std::vector<Argument>& x, const RunOptions& r) { cb.run(x, r); }, options);
+}
+
+EquivResult check_equivalent(const IRModule& ma, std::string_view a, const IRModule& mb,
+                             std::string_view b, const EquivOptions& options) {
+  const PrimFunc& fa = ma.at(a);
+  check_signatures(fa, mb.at(b));
+  const CompiledModule ca(ma), cb(mb);
+  return compare_runs(
+      fa, [&](const std::vector<Argument>& x, const RunOptions& r) { ca.run(a, x, r); },
+      [&](const std::vector<Argument>& x, const RunOptions& r) { cb.run(b, x, r); }, options);
+}
+
+EquivResult check_equivalent(const PrimFunc& a, const PrimFunc& b, int trials, uint64_t seed,
+                             bool small_ints, double rtol, double atol) {
+  EquivOptions o;
+  o.trials = trials;
+  o.seed = seed;
+  o.small_ints = small_ints;
+  o.rtol = rtol;
+  o.atol = atol;
+  return check_equivalent(a, b, o);
 }
 
 EquivResult check_equivalent(const IRModule& ma, std::string_view a, const IRModule& mb,
                              std::string_view b, int trials, uint64_t seed, bool small_ints,
                              double rtol, double atol) {
-  const PrimFunc& fa = ma.at(a);
-  check_signatures(fa, mb.at(b));
-  const CompiledModule ca(ma), cb(mb);
-  return compare_runs(
-      fa, [&](const std::vector<Argument>& x) { ca.run(a, x); },
-      [&](const std::vector<Argument>& x) { cb.run(b, x); }, trials, seed, small_ints, rtol, atol);
+  EquivOptions o;
+  o.trials = trials;
+  o.seed = seed;
+  o.small_ints = small_ints;
+  o.rtol = rtol;
+  o.atol = atol;
+  return check_equivalent(ma, a, mb, b, o);
 }
 
 }  // namespace tirc

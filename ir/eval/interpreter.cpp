@@ -54,11 +54,13 @@ eval::Frame new_frame(const eval::Program& p) {
   return f;
 }
 
-void run_program(const eval::Program& p, const std::vector<Argument>& args) {
+void run_program(const eval::Program& p, const std::vector<Argument>& args,
+                 eval::RaceChecker* checker) {
   if (args.size() != p.params.size())
     throw Error("function takes " + std::to_string(p.params.size()) + " arguments but " +
                 std::to_string(args.size()) + " were given");
   eval::Frame f = new_frame(p);
+  f.checker = checker;
   // Scalars first: buffer shapes may refer to them.
   for (size_t i = 0; i < args.size(); ++i)
     if (!p.params[i].is_buffer) bind_param(f, p.params[i], args[i]);
@@ -80,11 +82,13 @@ int64_t reach(const eval::View& v) {
 // Runs a callee with its buffers viewing the storage the handles point at,
 // whatever their element type (like C pointers).
 void run_on_handles(const eval::Program& p, const std::vector<eval::KernelArg>& args,
-                    const std::string& call, const std::string& callee) {
+                    const std::string& call, const std::string& callee,
+                    eval::RaceChecker* checker) {
   if (args.size() != p.params.size())
     throw Error(call + ": passes " + std::to_string(args.size()) + " argument(s) but '" + callee +
                 "' has " + std::to_string(p.params.size()) + " parameter(s)");
   eval::Frame f = new_frame(p);
+  f.checker = checker;
   for (size_t i = 0; i < args.size(); ++i)
     if (!p.params[i].is_buffer)
       bind_param(f, p.params[i], Argument{nullptr, args[i].int_value, args[i].float_value});
@@ -108,8 +112,17 @@ void run_on_handles(const eval::Program& p, const std::vector<eval::KernelArg>& 
   p.body->exec(f);
 }
 
+// Runs `run(checker)` with the checker `options` ask for (null when none).
+template <class Run>
+void with_checker(const RunOptions& options, Run run) {
+  if (!options.checking()) return run(nullptr);
+  eval::RaceChecker checker(options.check_races, options.shuffle_parallel, options.shuffle_seed);
+  checker.race_out = options.race;
+  run(&checker);
+}
+
 // run_module's view of the module: constants and functions, each function
-// compiled once per run_module call.
+// compiled once per run_module call (and once more for checking mode).
 class ModuleRunner final : public eval::ModuleLink {
  public:
   explicit ModuleRunner(const IRModule& m) : m_(m) {}
@@ -122,22 +135,23 @@ class ModuleRunner final : public eval::ModuleLink {
     return constants_.emplace(name, bytes).first->second;
   }
 
-  const eval::Program& program(const std::string& name) const {
-    if (auto it = programs_.find(name); it != programs_.end()) return *it->second;
+  const eval::Program& program(const std::string& name, bool checking) const {
+    auto key = std::make_pair(name, checking);
+    if (auto it = programs_.find(key); it != programs_.end()) return *it->second;
     const PrimFunc& f = m_.at(name);
-    auto p = eval::compile_program(f, this);
-    return *programs_.emplace(name, std::move(p)).first->second;
+    auto p = eval::compile_program(f, this, checking);
+    return *programs_.emplace(key, std::move(p)).first->second;
   }
 
   void call(const std::string& callee, const std::vector<eval::KernelArg>& args,
-            const std::string& call) const override {
+            const std::string& call, eval::RaceChecker* checker) const override {
     if (!m_.find(callee)) throw Error(call + ": no function named '" + callee + "' in the module");
     if (depth_ >= kMaxDepth)
       throw Error(call + ": calls nest deeper than " + std::to_string(kMaxDepth) + " (recursion?)");
-    const eval::Program& p = program(callee);
+    const eval::Program& p = program(callee, checker != nullptr);
     ++depth_;
     try {
-      run_on_handles(p, args, call, callee);
+      run_on_handles(p, args, call, callee, checker);
     } catch (const Error& e) {
       --depth_;
       // Name the call: the kernel's own message says what went wrong inside it.
@@ -154,14 +168,15 @@ class ModuleRunner final : public eval::ModuleLink {
   static constexpr int kMaxDepth = 64;
   const IRModule& m_;
   mutable std::map<std::string, eval::NDArrayBytes> constants_;
-  mutable std::map<std::string, std::unique_ptr<eval::Program>> programs_;
+  mutable std::map<std::pair<std::string, bool>, std::unique_ptr<eval::Program>> programs_;
   mutable int depth_ = 0;
 };
 
 }  // namespace
 
-void run_module(const IRModule& m, std::string_view name, const std::vector<Argument>& args) {
-  CompiledModule(m).run(name, args);
+void run_module(const IRModule& m, std::string_view name, const std::vector<Argument>& args,
+                const RunOptions& options) {
+  CompiledModule(m).run(name, args, options);
 }
 
 CompiledModule::CompiledModule(const IRModule& m) : runner_(std::make_unique<ModuleRunner>(m)) {}
@@ -169,9 +184,11 @@ CompiledModule::~CompiledModule() = default;
 CompiledModule::CompiledModule(CompiledModule&&) noexcept = default;
 CompiledModule& CompiledModule::operator=(CompiledModule&&) noexcept = default;
 
-void CompiledModule::run(std::string_view name, const std::vector<Argument>& args) const {
+void CompiledModule::run(std::string_view name, const std::vector<Argument>& args,
+                         const RunOptions& options) const {
   auto& runner = static_cast<const ModuleRunner&>(*runner_);
-  run_program(runner.program(std::string(name)), args);
+  const eval::Program& p = runner.program(std::string(name), options.checking());
+  with_checker(options, [&](eval::RaceChecker* checker) { run_program(p, args, checker); });
 }
 
 bool needs_module(const PrimFunc& f) {
@@ -187,17 +204,22 @@ bool needs_module(const PrimFunc& f) {
   return finder.found;
 }
 
-CompiledFunc::CompiledFunc(const PrimFunc& f) : program_(eval::compile_program(f)) {}
+CompiledFunc::CompiledFunc(const PrimFunc& f) : func_(f), program_(eval::compile_program(f)) {}
 CompiledFunc::~CompiledFunc() = default;
 CompiledFunc::CompiledFunc(CompiledFunc&&) noexcept = default;
 CompiledFunc& CompiledFunc::operator=(CompiledFunc&&) noexcept = default;
 
-void CompiledFunc::run(const std::vector<Argument>& args) const {
-  run_program(*program_, args);
+void CompiledFunc::run(const std::vector<Argument>& args, const RunOptions& options) const {
+  if (!options.checking()) return run_program(*program_, args, nullptr);
+  if (!checked_) checked_ = eval::compile_program(func_, nullptr, true);
+  with_checker(options, [&](eval::RaceChecker* checker) { run_program(*checked_, args, checker); });
 }
 
-void run(const PrimFunc& f, const std::vector<Argument>& args) {
-  CompiledFunc(f).run(args);
+void run(const PrimFunc& f, const std::vector<Argument>& args, const RunOptions& options) {
+  if (!options.checking()) return CompiledFunc(f).run(args);
+  // Only the checking-mode program is needed.
+  auto p = eval::compile_program(f, nullptr, true);
+  with_checker(options, [&](eval::RaceChecker* checker) { run_program(*p, args, checker); });
 }
 
 }  // namespace tirc

@@ -1,5 +1,19 @@
 // The reference interpreter: runs any PrimFunc on host buffers. It is the
 // oracle every schedule primitive, pass and code generator is tested against.
+//
+// It runs every loop serially, so on its own it cannot tell that a parallel
+// loop's iterations conflict. Its checking mode (RunOptions) can: for each
+// parallel, vectorized and thread-bound loop it records the elements every
+// iteration writes and reads (in nested loops, blocks and called kernels too;
+// storage allocated inside an iteration is that iteration's own) and throws a
+// tirc::Error naming the loop, the buffer element and the two iterations when
+// two iterations write one element, or one writes what another reads:
+//   race in parallel loop i: iterations i=0 and i=1 both write C[1]
+//   race in parallel loop i: iteration i=2 writes B[5] that iteration i=3 reads
+// It also runs parallel and thread-bound iterations in a permuted order,
+// deterministic in a seed, so order-dependent results differ. The mode is a
+// separately compiled program: the normal one pays nothing for it.
+// check_equivalent runs both programs in checking mode by default.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +40,24 @@ struct Program;
 class ModuleLink;
 }
 
+// How a run goes; the default is the plain serial interpreter.
+struct RunOptions {
+  // Report two iterations of a parallel, vectorized or thread-bound loop that
+  // write the same element, or where one writes what another reads.
+  bool check_races = false;
+  // Run the iterations of parallel and thread-bound loops in a pseudo-random
+  // order, deterministic in shuffle_seed.
+  bool shuffle_parallel = false;
+  uint64_t shuffle_seed = 0;
+  // When set, receives the race's message before it is thrown, so a caller
+  // can tell a race from the run's other errors.
+  std::string* race = nullptr;
+
+  bool checking() const { return check_races || shuffle_parallel; }
+  // Both checks on.
+  static RunOptions checked(uint64_t seed = 0) { return {true, true, seed, nullptr}; }
+};
+
 // A PrimFunc compiled once into the interpreter's executable form, for
 // running many times (check_equivalent, tests on many inputs). Compiling
 // checks scoping and types and throws tirc::Error for anything unsupported.
@@ -36,22 +68,26 @@ class CompiledFunc {
   CompiledFunc(CompiledFunc&&) noexcept;
   CompiledFunc& operator=(CompiledFunc&&) noexcept;
 
-  void run(const std::vector<Argument>& args) const;
+  void run(const std::vector<Argument>& args, const RunOptions& options = {}) const;
 
  private:
+  PrimFunc func_;
   std::unique_ptr<const eval::Program> program_;
+  // The checking-mode program, compiled on the first checked run.
+  mutable std::unique_ptr<const eval::Program> checked_;
 };
 
 // Runs f. Throws tirc::Error on out-of-bounds accesses, division by zero,
 // shape mismatches, and anything the IR does not define.
-void run(const PrimFunc& f, const std::vector<Argument>& args);
+void run(const PrimFunc& f, const std::vector<Argument>& args, const RunOptions& options = {});
 
 // Runs function `name` of module m (a model's entry function, or any other).
 // `T.call_kernel` runs the callee with its buffers viewing the storage the
 // handles point at (a parameter, an allocation, a constant, an address_of into
 // one); AllocateConst binds m's constants (read-only). Plain run(f) refuses
 // functions that contain call_kernel or allocate_const.
-void run_module(const IRModule& m, std::string_view name, const std::vector<Argument>& args);
+void run_module(const IRModule& m, std::string_view name, const std::vector<Argument>& args,
+                const RunOptions& options = {});
 
 // run_module for running many times: each function is compiled once, on its
 // first run or call. Keeps a reference to m, which must outlive it.
@@ -62,7 +98,8 @@ class CompiledModule {
   CompiledModule(CompiledModule&&) noexcept;
   CompiledModule& operator=(CompiledModule&&) noexcept;
 
-  void run(std::string_view name, const std::vector<Argument>& args) const;
+  void run(std::string_view name, const std::vector<Argument>& args,
+           const RunOptions& options = {}) const;
 
  private:
   std::unique_ptr<const eval::ModuleLink> runner_;
@@ -82,14 +119,33 @@ struct EquivResult {
   std::string message;  // the first differing element, when not equal
 };
 
+struct EquivOptions {
+  int trials = 3;  // random input sets, seeds seed, seed+1, ...
+  uint64_t seed = 0;
+  bool small_ints = true;     // see random_inputs
+  double rtol = 0, atol = 0;  // 0 and 0: bit for bit
+  // How each program runs (the shuffle seed is replaced by each trial's).
+  // Checking mode by default: a transformed program with a race, or with a
+  // result that depends on the order of parallel iterations, is not
+  // equivalent; an unscheduled one has no parallel loops and costs nothing.
+  RunOptions run_a = RunOptions::checked(), run_b = RunOptions::checked();
+};
+
 // Runs a and b on the same random inputs `trials` times (seeds seed..) and
 // compares every buffer parameter afterwards. The functions must have the same
-// parameter shapes and types. rtol/atol of 0 means bit-for-bit.
+// parameter shapes and types. A race found in either (see RunOptions) makes
+// the result not equal, with the race as the message; other errors of a run
+// are thrown.
+EquivResult check_equivalent(const PrimFunc& a, const PrimFunc& b, const EquivOptions& options);
+// The same for function `a` of module ma and `b` of mb, run with run_module
+// (so entries that call kernels and bind constants can be compared).
+EquivResult check_equivalent(const IRModule& ma, std::string_view a, const IRModule& mb,
+                             std::string_view b, const EquivOptions& options);
+
+// The same with the default run options. rtol/atol of 0 means bit-for-bit.
 EquivResult check_equivalent(const PrimFunc& a, const PrimFunc& b, int trials = 3,
                              uint64_t seed = 0, bool small_ints = true, double rtol = 0,
                              double atol = 0);
-// The same for function `a` of module ma and `b` of mb, run with run_module
-// (so entries that call kernels and bind constants can be compared).
 EquivResult check_equivalent(const IRModule& ma, std::string_view a, const IRModule& mb,
                              std::string_view b, int trials = 3, uint64_t seed = 0,
                              bool small_ints = true, double rtol = 0, double atol = 0);

@@ -20,6 +20,12 @@ std::string join(const std::vector<int64_t>& v) {
 
 }  // namespace
 
+std::string Access::element(Frame& f, int lane) const {
+  std::vector<int64_t> at;
+  for (const IExprPtr& i : indices) at.push_back(i->eval(f, lane));
+  return buffer_name + "[" + join(at) + "]";
+}
+
 void Access::out_of_bounds(Frame& f, int lane) const {
   const View& v = f.views[view];
   std::vector<int64_t> at;

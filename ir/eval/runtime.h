@@ -11,6 +11,7 @@
 
 #include "ir/dtype.h"
 #include "ir/error.h"
+#include "ir/eval/race.h"
 
 namespace tirc::eval {
 
@@ -55,6 +56,7 @@ struct Frame {
   std::vector<StorageRef> handles;
   std::vector<View> views;
   std::vector<std::vector<uint8_t>> owned;  // storage of each allocation site
+  RaceChecker* checker = nullptr;           // in checking mode only (see race.h)
 };
 
 // An expression of integer or bool type; `lane` selects the lane of a vector
@@ -104,6 +106,19 @@ struct Access {
       read_only_store(f, lane);
     return v.base + flat * elem.bytes();
   }
+
+  // address(), and in a program compiled for checking mode (`Checked`), the
+  // access noted by the race checker. A template so the normal program pays
+  // nothing for the mode.
+  template <bool Checked>
+  uint8_t* at(Frame& f, int lane) const {
+    uint8_t* p = address(f, lane);
+    if constexpr (Checked) f.checker->note(*this, f, lane, p, is_store);
+    return p;
+  }
+
+  // "C[1, 2]": the element at `lane`, for diagnostics.
+  std::string element(Frame& f, int lane) const;
 
   [[noreturn]] void out_of_bounds(Frame& f, int lane) const;
   [[noreturn]] void read_only_store(Frame& f, int lane) const;
@@ -162,9 +177,10 @@ class ModuleLink {
   // The constant's bytes; Error naming it when absent.
   virtual const NDArrayBytes& constant(const std::string& name) const = 0;
   // Runs `callee` with one argument per parameter; errors name `call`
-  // ("call_kernel \"dense\"" and where it is).
+  // ("call_kernel \"dense\"" and where it is). A caller in checking mode
+  // passes its checker, so the callee's accesses count in the caller's loops.
   virtual void call(const std::string& callee, const std::vector<KernelArg>& args,
-                    const std::string& call) const = 0;
+                    const std::string& call, RaceChecker* checker) const = 0;
 };
 
 struct Program {

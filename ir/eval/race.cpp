@@ -1,0 +1,102 @@
+#include "ir/eval/race.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "ir/eval/runtime.h"
+
+namespace tirc::eval {
+
+std::string CheckedLoop::describe() const {
+  switch (kind) {
+    case ForKind::Vectorized:
+      return "vectorized loop " + var;
+    case ForKind::ThreadBinding:
+      return "thread-bound loop " + var + (thread_tag.empty() ? "" : " (" + thread_tag + ")");
+    default:
+      return "parallel loop " + var;
+  }
+}
+
+RaceChecker::RaceChecker(bool check, bool shuffle, uint64_t seed)
+    : check_(check), shuffle_(shuffle), state_(seed) {}
+
+uint64_t RaceChecker::next_random() {
+  // splitmix64: tiny, and the same sequence on every platform for a seed
+  // (std:: distributions are not), so a shuffled failure reproduces anywhere.
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void RaceChecker::enter(const CheckedLoop& loop, int64_t extent, std::vector<int64_t>& order) {
+  if (active_ == scopes_.size()) scopes_.emplace_back();
+  Scope& s = scopes_[active_++];
+  s.loop = &loop;
+  s.seen.clear();
+  order.resize(static_cast<size_t>(std::max<int64_t>(extent, 0)));
+  std::iota(order.begin(), order.end(), int64_t{0});
+  if (!shuffle_ || !loop.shuffled()) return;
+  for (size_t k = order.size(); k > 1; --k) std::swap(order[k - 1], order[next_random() % k]);
+}
+
+void RaceChecker::allocated(const uint8_t* data, size_t bytes) {
+  if (active_ == 0 || !data) return;
+  const auto start = reinterpret_cast<uintptr_t>(data);
+  private_[start] = Private{start + bytes, active_};
+}
+
+void RaceChecker::released(const uint8_t* data) {
+  if (!private_.empty()) private_.erase(reinterpret_cast<uintptr_t>(data));
+}
+
+size_t RaceChecker::private_depth(uintptr_t addr) const {
+  auto it = private_.upper_bound(addr);
+  if (it == private_.begin()) return 0;
+  --it;
+  return addr < it->second.end ? it->second.depth : 0;
+}
+
+void RaceChecker::record(const Access& a, Frame& f, int lane, const uint8_t* addr, bool write) {
+  const auto key = reinterpret_cast<uintptr_t>(addr);
+  // Loops entered after the storage was allocated share it; the loops around
+  // the allocation each see a fresh copy per iteration.
+  const size_t first = private_.empty() ? 0 : private_depth(key);
+  for (size_t k = first; k < active_; ++k) {
+    Scope& s = scopes_[k];
+    Seen& e = s.seen[key];
+    const int64_t t = s.iter;
+    const std::string& v = s.loop->var;
+    auto it = [&](int64_t x) { return v + "=" + std::to_string(x); };
+    // Built only for a report: this runs on every access.
+    auto element = [&] { return a.element(f, lane); };
+    auto in = [&] { return a.where ? a.where->describe() : std::string(); };
+    if (write) {
+      if (e.writer != kNone && e.writer != t)
+        race(s, "iterations " + it(std::min(e.writer, t)) + " and " + it(std::max(e.writer, t)) +
+                    " both write " + element() + in());
+      for (int64_t r : e.readers)
+        if (r != kNone && r != t)
+          race(s, "iteration " + it(t) + " writes " + element() + " that iteration " + it(r) +
+                      " reads" + in());
+      e.writer = t;
+    } else {
+      if (e.writer != kNone && e.writer != t)
+        race(s, "iteration " + it(e.writer) + " writes " + element() + " that iteration " + it(t) +
+                    " reads" + in());
+      if (e.readers[0] == kNone)
+        e.readers[0] = t;
+      else if (e.readers[0] != t && e.readers[1] == kNone)
+        e.readers[1] = t;
+    }
+  }
+}
+
+void RaceChecker::race(const Scope& s, const std::string& what) const {
+  const std::string message = "race in " + s.loop->describe() + ": " + what;
+  if (race_out) *race_out = message;
+  throw Error(message, s.loop->loc);
+}
+
+}  // namespace tirc::eval
