@@ -33,7 +33,7 @@ class Separation {
  public:
   Separation(const ForNode* loop, const std::vector<std::pair<Var, Range>>& outer,
              const std::vector<std::pair<Var, Range>>& inner)
-      : v_(loop->loop_var.get()) {
+      : v_(loop->loop_var.get()), extent_(as_const_int(loop->extent)) {
     for (const auto& [var, range] : outer) az_.bind(var, range);
     add_twin(loop->loop_var);
     for (const auto& [var, range] : inner) add_twin(var);
@@ -126,13 +126,37 @@ class Separation {
     std::optional<int64_t> ca = take_coefficient(fa, twin_var(v_).get());
     if (!cw || !ca || *cw != *ca) return false;
     fw.add(fa, -1);
-    ConstIntBound diff = az_.const_int_bound(az_.simplify(arith::emit(fw)));
     ConstIntBound ew = az_.const_int_bound(w.extent), ea = az_.const_int_bound(twin(a.extent));
-    if (!diff.min || !diff.max || !ew.max || !ea.max) return false;
-    const arith::i128 lo = *diff.min, hi = *diff.max, wmax = *ew.max, amax = *ea.max;
+    if (!ew.max || !ea.max) return false;
+    const arith::i128 wmax = *ew.max, amax = *ea.max;
     const arith::i128 c = *cw < 0 ? -static_cast<arith::i128>(*cw) : static_cast<arith::i128>(*cw);
+    if (c != 0 && wmax == 1 && amax == 1 && interleaved_apart(fw, c)) return true;
+    ConstIntBound diff = az_.const_int_bound(az_.simplify(arith::emit(fw)));
+    if (!diff.min || !diff.max) return false;
+    const arith::i128 lo = *diff.min, hi = *diff.max;
     if (c == 0) return lo >= amax || hi <= -wmax;
     return lo >= amax - c && hi <= c - wmax;
+  }
+
+  // Single elements c*v + R and c*v' + R' where every coefficient and the
+  // constant of R - R' are multiples of g: the distance c*(v - v') + (R - R')
+  // is zero only when c*(v - v') is a multiple of g, impossible when
+  // 0 < |c*(v - v')| <= |c| * (extent - 1) < g. The loop is then the fine
+  // index under a coarser one (jo * 16 + ji with ji the loop).
+  bool interleaved_apart(const arith::LinearForm& diff, arith::i128 c) const {
+    if (!extent_) return false;
+    arith::i128 g = diff.constant < 0 ? -static_cast<arith::i128>(diff.constant) : diff.constant;
+    for (const arith::LinearTerm& t : diff.terms)
+      g = gcd(g, t.coef < 0 ? -static_cast<arith::i128>(t.coef) : t.coef);
+    return g > c * (*extent_ - 1);
+  }
+  static arith::i128 gcd(arith::i128 a, arith::i128 b) {
+    while (b != 0) {
+      arith::i128 t = a % b;
+      a = b;
+      b = t;
+    }
+    return a;
   }
 
   // The box as one range of row-major offsets (elem_offset + sum of
@@ -166,6 +190,7 @@ class Separation {
   }
 
   const VarNode* v_;
+  std::optional<int64_t> extent_;
   std::unordered_map<const VarNode*, Var> twins_;
   VarMap twin_;
   Analyzer az_;

@@ -155,6 +155,7 @@ TEST_CASE("the legality proof never accepts a loop the race checker finds racy",
     proved += accepted;
     racy += race;
     unproved_race_free += !accepted && !race;
+    if (!accepted && !race && std::getenv("TIRC_CONFLICT_DUMP")) std::cout << text << "\n";
   }
   if (std::getenv("TIRC_CONFLICT_VERBOSE"))
     std::cout << "[conflict][oracle] " << programs << " programs: " << proved << " proved, " << racy

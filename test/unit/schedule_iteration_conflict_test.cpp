@@ -163,6 +163,16 @@ TEST_CASE("split, fused and tiled loops are proved independent", "[schedule][loo
     expect_sound(matmul, sch);
   }
   {
+    // The inner part of a split made the outer loop: iterations interleave
+    // (ji, ji + 8, ...) without meeting.
+    Schedule sch(matmul);
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
+    std::vector<LoopRV> j = sch.split(loops[1], {nullptr, 8});
+    sch.reorder({j[1], loops[0], j[0]});
+    sch.parallel(j[1]);
+    expect_sound(matmul, sch);
+  }
+  {
     // The reduction loop itself is never parallel.
     Schedule sch(matmul);
     std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
