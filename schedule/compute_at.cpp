@@ -28,7 +28,6 @@
 #include "ir/functor.h"
 #include "ir/substitute.h"
 #include "schedule/analysis.h"
-#include "schedule/iteration_conflict.h"
 #include "schedule/compute_common.h"
 #include "schedule/schedule.h"
 
@@ -367,24 +366,9 @@ void compute_location(Schedule& sch, bool reverse, BlockRV block, LoopRV loop,
   const PrimFunc& f = sch.func(b.func);
   ComputeAtPlanner planner(reverse, f, b.name, l.var, preserve_unit_loops, index);
   Stmt body = planner.run();
-  // The moved block now runs in every iteration of the loops around it; under
-  // a parallel or thread-bound loop, those iterations must not write the same
-  // elements.
-  const StmtPath path = *find_loop(body, l.var.get());
-  for (size_t i = 0; i < path.stmts.size(); ++i) {
-    const ForNode* enclosing = path.stmts[i].as<ForNode>();
-    if (!enclosing ||
-        (enclosing->for_kind != ForKind::Parallel && enclosing->for_kind != ForKind::ThreadBinding))
-      continue;
-    StmtPath to_loop{std::vector<Stmt>(path.stmts.begin(), path.stmts.begin() + i + 1)};
-    if (auto why = iteration_conflict(to_loop))
-      throw ScheduleError(
-          prim,
-          "block " + b.name + " cannot go under " +
-              std::string(enclosing->for_kind == ForKind::Parallel ? "parallel" : "thread-bound") +
-              " loop " + enclosing->loop_var->name + ": " + *why);
-  }
-  sch.update_func(b.func, with_body(f, body));
+  // Under a parallel or thread-bound loop, the moved block must not make
+  // iterations touch the same elements: update_func proves it.
+  sch.update_func(b.func, with_body(f, body), prim);
   sch.record(Instruction{prim,
                          {},
                          {{"block", sch.trace_rv(block)},

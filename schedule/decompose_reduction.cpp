@@ -128,7 +128,7 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
   Stmt new_loop = replace_stmt(loop_stmt, realize, with_block(*realize, update));
   Stmt body = replace_stmt(f->body, loop_stmt.get(), make_seq({init_nest, new_loop}));
 
-  update_func(func, with_body(f, body));
+  update_func(func, with_body(f, body), "decompose_reduction");
   // The handles of the reduction block follow it under its new name.
   for (auto& [id, entry] : blocks_)
     if (entry.func == func && entry.name == blk.name) entry.name = update->name;

@@ -401,6 +401,53 @@ std::optional<std::string> iteration_conflict(const StmtPath& path) {
   return std::nullopt;
 }
 
+namespace {
+
+bool runs_concurrently(ForKind kind) {
+  return kind == ForKind::Parallel || kind == ForKind::Vectorized || kind == ForKind::ThreadBinding;
+}
+
+// The variables of the loops of s that run their iterations concurrently.
+std::vector<const VarNode*> concurrent_loops(const Stmt& s) {
+  struct Collect : StmtVisitor {
+    std::vector<const VarNode*> vars;
+    void visit_for(const ForNode* n) override {
+      if (runs_concurrently(n->for_kind)) vars.push_back(n->loop_var.get());
+      StmtVisitor::visit_for(n);
+    }
+  } c;
+  c.visit(s);
+  return c.vars;
+}
+
+const char* kind_name(ForKind kind) {
+  switch (kind) {
+    case ForKind::Parallel:
+      return "parallel";
+    case ForKind::Vectorized:
+      return "vectorized";
+    default:
+      return "thread-bound";
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> concurrent_loop_conflict(const Stmt& before, const Stmt& after) {
+  for (const VarNode* v : concurrent_loops(after)) {
+    StmtPath path = *find_loop(after, v);
+    std::optional<std::string> why = iteration_conflict(path);
+    if (!why) continue;
+    // Already unproved before the primitive: not this primitive's doing.
+    if (std::optional<StmtPath> old = find_loop(before, v);
+        old && runs_concurrently(old->node().as<ForNode>()->for_kind) && iteration_conflict(*old))
+      continue;
+    const ForNode* loop = path.node().as<ForNode>();
+    return std::string(kind_name(loop->for_kind)) + " loop " + v->name + " would race: " + *why;
+  }
+  return std::nullopt;
+}
+
 bool feeds_injectively(const BlockRealizeNode* r, const std::vector<const ForNode*>& loops,
                        size_t index) {
   const ForNode* loop = loops[index];

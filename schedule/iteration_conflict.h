@@ -28,6 +28,12 @@ namespace tirc {
 // allocated under the loop is private to an iteration and not considered.
 std::optional<std::string> iteration_conflict(const StmtPath& path);
 
+// Why a parallel, vectorized or thread-bound loop of `after` (a function body
+// a primitive made from `before`) is not proved free of conflicts, or nullopt.
+// A loop that was already unproved in `before` (a user's T.parallel the proof
+// cannot show) is not held against the primitive.
+std::optional<std::string> concurrent_loop_conflict(const Stmt& before, const Stmt& after);
+
 // Whether distinct iterations of loops[index] (loops: every loop around the
 // block, outermost first) give the block distinct values of its spatial
 // iteration variables, proved as above. False when the loop feeds none of

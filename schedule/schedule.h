@@ -139,8 +139,12 @@ class Schedule {
   TraceRV trace_rv(ExprRV v) const { return {'v', v.id}; }
   TraceValue trace_value(BlockOrLoop t) const;
 
-  // Replaces a function (after a primitive's checks have passed).
-  void update_func(const std::string& func, PrimFunc f);
+  // Replaces a function (after a primitive's checks have passed). Every
+  // parallel, vectorized and thread-bound loop of the result must still be
+  // proved free of conflicts between iterations (a reorder, compute_at or
+  // inline can break what held when the loop was marked); otherwise the
+  // primitive is refused and nothing changes.
+  void update_func(const std::string& func, PrimFunc f, const std::string& primitive);
   void record(Instruction inst) { trace_.append(std::move(inst)); }
   // A fresh value of the schedule's random generator (splitmix64).
   uint64_t next_random();

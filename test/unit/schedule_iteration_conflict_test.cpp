@@ -142,6 +142,31 @@ TEST_CASE("a loop whose iterations read what others write is refused",
       sch, [&] { sch.vectorize(i); }, "vectorize: cannot prove that no iteration of loop i reads");
 }
 
+TEST_CASE("a primitive that would make a parallel loop race is refused",
+          "[schedule][loops][conflict]") {
+  // D[vi + vj]: with i outside, the iterations of j write distinct elements;
+  // with j outside (after reorder), (i=1, j=0) and (i=0, j=1) meet.
+  const char* diagonal = R"(@T.prim_func
+def main(A: T.Buffer((8, 8), "float32"), D: T.Buffer((15,), "float32")):
+    for i, j in T.grid(8, 8):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi + vj] = A[vi, vj]
+)";
+  IRModule m = parse(diagonal);
+  Schedule sch(m);
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block("D"));
+  sch.parallel(loops[1]);
+  expect_refused(
+      sch,
+      [&] {
+        sch.reorder({loops[1], loops[0]});
+      },
+      "reorder: parallel loop j would race: cannot prove the iterations of loop j write distinct "
+      "elements of D (block D)");
+  expect_sound(m, sch);
+}
+
 TEST_CASE("split, fused and tiled loops are proved independent", "[schedule][loops][conflict]") {
   const IRModule matmul = example("matmul.tir");
   {
