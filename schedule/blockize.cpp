@@ -371,7 +371,8 @@ BlockRV Schedule::blockize(const std::vector<BlockRV>& blocks, bool preserve_uni
                    elems.end());
     replacement = make_seq(rebuilt);
   }
-  update_func(func, with_body(f, replace_stmt(f->body, range.parent.get(), replacement)), "blockize");
+  update_func(func, with_body(f, replace_stmt(f->body, range.parent.get(), replacement)),
+              "blockize");
 
   BlockRV rv = new_block_rv(func, outer->name);
   TraceList targets;

@@ -134,14 +134,17 @@ void edit_annotations(Schedule& sch, BlockOrLoop target, const std::string& prim
     auto block = std::make_shared<BlockNode>(*realize->block);
     block->annotations = edit(realize->block->annotations, "block " + e.name);
     sch.update_func(e.func,
-                    with_body(f, replace_stmt(f->body, realize, with_block(*realize, block))), primitive);
+                    with_body(f, replace_stmt(f->body, realize, with_block(*realize, block))),
+                    primitive);
     return;
   }
   LoopAt at = locate(sch, std::get<LoopRV>(target), primitive);
   const PrimFunc& f = sch.func(at.func);
   Annotations ann = edit(at.loop->annotations, "loop " + at.loop->loop_var->name);
-  sch.update_func(at.func, with_body(f, replace_stmt(f->body, at.loop,
-                                                     with_annotations(*at.loop, std::move(ann)))), primitive);
+  sch.update_func(
+      at.func,
+      with_body(f, replace_stmt(f->body, at.loop, with_annotations(*at.loop, std::move(ann)))),
+      primitive);
 }
 
 }  // namespace
