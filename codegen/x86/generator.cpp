@@ -7,6 +7,7 @@
 
 #include "codegen/x86/emitter.h"
 #include "codegen/x86/legalize_vectors.h"
+#include "ir/lowered_form.h"
 
 namespace tirc {
 
@@ -46,6 +47,15 @@ MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
   // register-wide vectors only.
   std::vector<FunctionToCompile> legal;
   for (const FunctionToCompile& fc : functions) {
+    // Refuse IR outside the contract up front, naming the construct, rather
+    // than failing somewhere inside the emitter.
+    if (fc.lowered && fc.lowered->body) {
+      try {
+        check_lowered_form(fc.lowered);
+      } catch (const Error& e) {
+        throw Error("x86 codegen: " + fc.symbol + ": " + e.message(), e.loc());
+      }
+    }
     legal.push_back(fc);
     if (fc.lowered && fc.lowered->body)
       legal.back().lowered = with_body(
@@ -64,6 +74,7 @@ MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
       check_symbol(fc.symbol, seen);
       if (!fc.lowered || !fc.lowered->body)
         throw Error("x86 codegen: function " + fc.symbol + " has no body");
+      m.stats.kernels.push_back({fc.symbol, 0, {}});
       Xbyak::Label& entry = entries[i];
       code.align(16);
       size_t start = code.getSize();
