@@ -1,6 +1,6 @@
-// The lowered form (passes/LOWERED.md) as a check. It lives in ir/ because
-// both sides of the contract use it: lower() (passes/) produces the form and
-// the code generators (codegen/, which depend on ir/ only) refuse anything else.
+// The lowered form (passes/LOWERED.md) as a check. It lives in ir/ so that
+// code on either side of the contract can use it: lower() (passes/) produces
+// the form; codegen/ depends on ir/ only.
 #pragma once
 
 #include "ir/function.h"
@@ -8,8 +8,8 @@
 namespace tirc {
 
 // Throws tirc::Error (naming the construct, with its source location when
-// known) unless f is in the lowered form of passes/LOWERED.md. The x86
-// generator calls this on every function it is given.
+// known) unless f is in the lowered form of passes/LOWERED.md. The tests of
+// lower() call it; the x86 generator does not (generator.h says why).
 void check_lowered_form(const PrimFunc& f);
 
 }  // namespace tirc

@@ -7,7 +7,6 @@
 
 #include "codegen/x86/emitter.h"
 #include "codegen/x86/legalize_vectors.h"
-#include "ir/lowered_form.h"
 
 namespace tirc {
 
@@ -47,15 +46,6 @@ MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
   // register-wide vectors only.
   std::vector<FunctionToCompile> legal;
   for (const FunctionToCompile& fc : functions) {
-    // Refuse IR outside the contract up front, naming the construct, rather
-    // than failing somewhere inside the emitter.
-    if (fc.lowered && fc.lowered->body) {
-      try {
-        check_lowered_form(fc.lowered);
-      } catch (const Error& e) {
-        throw Error("x86 codegen: " + fc.symbol + ": " + e.message(), e.loc());
-      }
-    }
     legal.push_back(fc);
     if (fc.lowered && fc.lowered->body)
       legal.back().lowered = with_body(

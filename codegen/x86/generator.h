@@ -50,8 +50,9 @@ struct GeneratorOptions {
 // parallel loop Allocate stays on the stack (at most 4 MiB) and call_kernel is
 // refused. A function returns 1 after an integer division by zero.
 // Throws tirc::Error (with the statement's location when known) for anything
-// outside the lowered form (check_lowered_form, ir/lowered_form.h, runs first)
-// or not supported on the target.
+// it cannot emit or the target does not support, as it meets it. It accepts a
+// little more than the lowered form (DeclBuffer, multi-extent AllocateConst),
+// so it does not call check_lowered_form.
 MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
                          const GeneratorOptions& options);
 
