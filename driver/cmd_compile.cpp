@@ -1,5 +1,7 @@
 // tirc compile: schedule (optionally), lower and generate code for TensorIR
 // functions: an ELF object, its C header, assembly, C, or the lowered IR.
+#include <spdlog/spdlog.h>
+
 #include <cctype>
 #include <filesystem>
 #include <iostream>
@@ -60,6 +62,29 @@ void write_output(const std::string& path, const std::string& text) {
     std::cout << text;
   else
     write_file(path, text);
+}
+
+// `-v`: a line per kernel saying whether the contraction emitter took its
+// nests and why it refused the loops it did not take, then the totals.
+void log_generator_stats(const GeneratorStats& s, bool contraction_kernels) {
+  for (const KernelStats& k : s.kernels) {
+    std::string refused;
+    for (const std::string& r : k.not_contraction) refused += (refused.empty() ? "" : "; ") + r;
+    if (k.contraction_nests > 0)
+      spdlog::debug("{}: contraction kernel for {} nest(s){}", k.symbol, k.contraction_nests,
+                    refused.empty() ? "" : "; other loops: " + refused);
+    else if (!contraction_kernels)
+      spdlog::debug("{}: no contraction kernel: --no-contraction-kernels", k.symbol);
+    else if (refused.empty())
+      spdlog::debug("{}: no contraction kernel: no loops", k.symbol);
+    else
+      spdlog::debug("{}: no contraction kernel: {}", k.symbol, refused);
+  }
+  spdlog::debug(
+      "x86 codegen: {} contraction nest(s), {} vectorized loop(s), {} serial fallback(s), "
+      "{} parallel loop(s), {} spill(s), {} reload(s)",
+      s.contraction_nests, s.vectorized_loops, s.serial_fallbacks, s.parallel_loops, s.spills,
+      s.reloads);
 }
 
 int run_compile(const CompileOptions& o) {
@@ -129,9 +154,14 @@ int run_compile(const CompileOptions& o) {
   } else if (o.emit == "c") {
     write_output(o.output, emit_c(functions, &m));
   } else if (o.emit == "asm") {
-    write_output(o.output, disassemble_x86(generate_x86(functions, gen)));
+    GeneratorStats stats;
+    const MachineCode code = generate_x86(functions, gen, &stats);
+    log_generator_stats(stats, gen.contraction_kernels);
+    write_output(o.output, disassemble_x86(code));
   } else {  // obj
-    const MachineCode code = generate_x86(functions, gen);
+    GeneratorStats stats;
+    const MachineCode code = generate_x86(functions, gen, &stats);
+    log_generator_stats(stats, gen.contraction_kernels);
     const std::string out = o.output.empty()
                                 ? c_identifier(std::filesystem::path(o.file).stem().string()) + ".o"
                                 : o.output;

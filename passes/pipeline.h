@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/function.h"
+#include "ir/lowered_form.h"  // check_lowered_form, for lower()'s callers
 
 namespace tirc {
 
@@ -31,11 +32,6 @@ PrimFunc lower(const PrimFunc& f, const PassObserver& after_each = {});
 
 // Lowers every function of m (names kept).
 IRModule lower(const IRModule& m, const PassObserver& after_each = {});
-
-// Throws tirc::Error (naming the construct, with its source location when
-// known) unless f is in the lowered form of passes/LOWERED.md. Code
-// generators call this on their input.
-void check_lowered_form(const PrimFunc& f);
 
 // The pass named `name`, or nullptr.
 const LoweringPass* find_lowering_pass(std::string_view name);
