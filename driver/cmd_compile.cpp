@@ -15,6 +15,7 @@
 #include "driver/session.h"
 #include "ir/text/printer.h"
 #include "passes/pipeline.h"
+#include "driver/schedule_flags.h"
 #include "schedule/schedule.h"
 #include "schedule/trace.h"
 
@@ -30,7 +31,7 @@ struct CompileOptions {
   std::string target;
   std::string func;
   std::string print_after;
-  std::string trace;
+  ScheduleFlags scheduling;
   bool print_passes = false;
   bool contraction_kernels = true;
 };
@@ -54,7 +55,7 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
 std::string pass_names() {
   std::string out;
   for (const LoweringPass& p : lowering_passes()) out += (out.empty() ? "" : ", ") + p.name;
-  return out + ", all";
+  return "auto-schedule, " + out + ", all";
 }
 
 void write_output(const std::string& path, const std::string& text) {
@@ -97,7 +98,8 @@ int run_compile(const CompileOptions& o) {
     std::cerr << "tirc compile: error: an input FILE is required\n";
     return kUsage;
   }
-  if (!o.print_after.empty() && o.print_after != "all" && !find_lowering_pass(o.print_after)) {
+  if (!o.print_after.empty() && o.print_after != "all" && o.print_after != "auto-schedule" &&
+      !find_lowering_pass(o.print_after)) {
     std::cerr << "tirc compile: error: unknown pass '" << o.print_after
               << "' for --print-after; valid names: " << pass_names() << "\n";
     return kUsage;
@@ -115,11 +117,9 @@ int run_compile(const CompileOptions& o) {
   IRModule m = load_module(o.file);
   if (!o.func.empty() && !m.find(o.func))
     throw Error("no function named '" + o.func + "' in " + o.file);
-  if (!o.trace.empty()) {
-    Schedule sch(std::move(m));
-    Trace::parse(read_file(o.trace), o.trace).apply_to(sch, o.func);
-    m = sch.mod();
-  }
+  m = schedule_module(m, o.scheduling, gen.target, o.func);
+  if (o.print_after == "all" || o.print_after == "auto-schedule")
+    std::cerr << "// -----// IR after auto-schedule //----- //\n" << print(m);
   IRModule selected;
   if (!o.func.empty())
     selected.add(o.func, m.at(o.func));
@@ -193,7 +193,7 @@ void add_compile_command(CLI::App& app, int& status) {
       "Symbol prefix: functions are <name>_<func> (default: the file stem as a C identifier)");
   cmd->add_option("--target", opts->target,
                   "x86-64-avx512, x86-64-avx2 or native (default: what this CPU supports)");
-  cmd->add_option("--trace", opts->trace, "Apply this schedule script before lowering");
+  add_schedule_flags(cmd, opts->scheduling);
   cmd->add_flag("!--no-contraction-kernels", opts->contraction_kernels,
                 "Emit contraction nests through the general path, not the register-tiled emitter");
   cmd->add_option("--func", opts->func, "Compile only this function");

@@ -1,5 +1,6 @@
 #include "schedule/iteration_conflict.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -31,14 +32,14 @@ struct Access {
 // loops, parameters) are shared by both iterations.
 class Separation {
  public:
-  Separation(const ForNode* loop, const std::vector<std::pair<Var, Range>>& outer,
+  // v over `own`: the loop variable (or one digit of it, see Digits).
+  Separation(const Var& v, const Range& own, const std::vector<std::pair<Var, Range>>& outer,
              const std::vector<std::pair<Var, Range>>& inner)
-      : v_(loop->loop_var.get()), extent_(as_const_int(loop->extent)) {
+      : v_(v.get()), extent_(as_const_int(own.extent)) {
     for (const auto& [var, range] : outer) az_.bind(var, range);
-    add_twin(loop->loop_var);
+    add_twin(v);
     for (const auto& [var, range] : inner) add_twin(var);
-    Range own{loop->min, loop->extent};
-    az_.bind(loop->loop_var, own);
+    az_.bind(v, own);
     az_.bind(twin_var(v_), own);
     for (const auto& [var, range] : inner) {
       az_.bind(var, range);
@@ -49,7 +50,7 @@ class Separation {
   Expr twin(const Expr& e) const { return substitute(e, twin_); }
 
   // Whether no element of `w` in one iteration is an element of `a` in
-  // another. `w_shape`/`a_shape` (may be empty) allow the flat-offset proof.
+  // another.
   bool apart(const Access& w, const Access& a) const {
     if (w.buffer == a.buffer || same_layout(w.buffer, a.buffer)) {
       for (size_t d = 0; d < w.box.size() && d < a.box.size(); ++d)
@@ -345,6 +346,61 @@ class AccessCollector : public StmtVisitor {
   std::unordered_set<const BlockRealizeNode*> declared_;
 };
 
+// A fused loop variable v seen through floordiv(v, E) / floormod(v, E) as the
+// digits of a mixed-radix number (most significant first): v = sum of digit *
+// weight, and distinct v means some digit differs while the digits above it
+// agree. Proving each digit apart in turn (the ones above shared, the ones
+// below free) proves v apart even when the fused order does not match the
+// buffer's layout (j0 * I0 + i0 fused over C[i0 * .., j0 * ..]).
+struct Digits {
+  std::vector<std::pair<Var, Range>> digits;  // most significant first
+  VarMap value;                               // v -> its digits
+};
+
+void collect_divisors(const Expr& e, const VarNode* v, std::vector<int64_t>& out) {
+  struct Visit : ExprVisitor {
+    const VarNode* v;
+    std::vector<int64_t>* out;
+    void visit_binary(const BinaryNode* n) override {
+      if ((n->kind == ExprKind::FloorDiv || n->kind == ExprKind::FloorMod) &&
+          n->a.get() == static_cast<const ExprNode*>(v))
+        if (auto k = as_const_int(n->b); k && *k > 1) out->push_back(*k);
+      ExprVisitor::visit_binary(n);
+    }
+  } visit;
+  visit.v = v;
+  visit.out = &out;
+  visit.visit(e);
+}
+
+std::optional<Digits> digits_of(const ForNode* loop, const std::vector<Access>& accesses) {
+  const VarNode* v = loop->loop_var.get();
+  auto extent = as_const_int(loop->extent);
+  if (!extent || !is_const_int(loop->min, 0)) return std::nullopt;
+  std::vector<int64_t> divisors;
+  for (const Access& a : accesses)
+    for (const Range& r : a.box) collect_divisors(r.min, v, divisors);
+  if (divisors.empty()) return std::nullopt;
+  std::sort(divisors.begin(), divisors.end());
+  divisors.erase(std::unique(divisors.begin(), divisors.end()), divisors.end());
+  for (size_t i = 1; i < divisors.size(); ++i)
+    if (divisors[i] % divisors[i - 1]) return std::nullopt;
+  Digits d;
+  DataType t = loop->loop_var->dtype;
+  Expr value = make_int(0, t);
+  int64_t weight = 1;
+  // From the least significant digit up: v % E1, (v // E1) % (E2 / E1), ..., v // Ek.
+  for (size_t i = 0; i <= divisors.size(); ++i) {
+    int64_t radix = i < divisors.size() ? divisors[i] / weight : (*extent + weight - 1) / weight;
+    Var digit = make_var(loop->loop_var->name + "_d" + std::to_string(i), t);
+    d.digits.insert(d.digits.begin(), {digit, Range{make_int(0, t), make_int(radix, t)}});
+    value = value + digit * make_int(weight, t);
+    if (i < divisors.size()) weight = divisors[i];
+  }
+  d.value[v] = value;
+  return d;
+}
+
 // Whether the access's indices ignore the loop variable entirely.
 bool ignores(const Access& a, const VarNode* v) {
   for (const Range& r : a.box)
@@ -375,8 +431,27 @@ std::optional<std::string> iteration_conflict(const StmtPath& path) {
   if (collect.opaque)
     return "cannot prove the iterations of loop " + name + " are independent: " + *collect.opaque;
 
-  Separation sep(loop, outer, collect.inner);
-  const std::vector<Access>& all = collect.accesses;
+  // One separation per digit of a fused loop, else one for the loop itself.
+  std::vector<Access> all = collect.accesses;
+  std::vector<Separation> levels;
+  if (std::optional<Digits> digits = digits_of(loop, all)) {
+    for (Access& a : all)
+      for (Range& r : a.box) r = Range{substitute(r.min, digits->value), substitute(r.extent, digits->value)};
+    const auto& ds = digits->digits;
+    for (size_t t = 0; t < ds.size(); ++t) {
+      std::vector<std::pair<Var, Range>> above = outer, below = collect.inner;
+      above.insert(above.end(), ds.begin(), ds.begin() + static_cast<std::ptrdiff_t>(t));
+      below.insert(below.end(), ds.begin() + static_cast<std::ptrdiff_t>(t) + 1, ds.end());
+      levels.emplace_back(ds[t].first, ds[t].second, above, below);
+    }
+  } else {
+    levels.emplace_back(loop->loop_var, Range{loop->min, loop->extent}, outer, collect.inner);
+  }
+  auto apart = [&](const Access& w, const Access& a) {
+    for (const Separation& sep : levels)
+      if (!sep.apart(w, a)) return false;
+    return true;
+  };
   for (size_t i = 0; i < all.size(); ++i) {
     const Access& w = all[i];
     if (!w.write) continue;
@@ -384,10 +459,10 @@ std::optional<std::string> iteration_conflict(const StmtPath& path) {
       const Access& a = all[j];
       // Two writes are one unordered pair; a write with itself is checked too.
       if (a.storage != w.storage || (a.write && j < i)) continue;
-      if (sep.apart(w, a)) continue;
+      if (apart(w, a)) continue;
       const std::string& buf = w.buffer->name;
       if (a.write) {
-        if (i == j && ignores(w, loop->loop_var.get()))
+        if (i == j && ignores(collect.accesses[i], loop->loop_var.get()))
           return "block " + w.block + " writes " + buf +
                  " at the same place in every iteration of loop " + name;
         return "cannot prove the iterations of loop " + name + " write distinct elements of " +
@@ -467,7 +542,8 @@ bool feeds_injectively(const BlockRealizeNode* r, const std::vector<const ForNod
     if (i != index)
       (i < index ? outer : inner)
           .push_back({loops[i]->loop_var, {loops[i]->min, loops[i]->extent}});
-  return Separation(loop, outer, inner).apart(spatial, doms);
+  return Separation(loop->loop_var, Range{loop->min, loop->extent}, outer, inner)
+      .apart(spatial, doms);
 }
 
 }  // namespace tirc

@@ -65,6 +65,13 @@ class Generator {
   Index scaled(const std::vector<LoopSpec>& loops) {
     const LoopSpec& l = loops[static_cast<size_t>(pick({0, 1, 1, 1, 2, 2, 3}))];
     int64_t c = pick({1, 1, 2, 3, 4, 8});
+    // A digit of a fused loop: l // k or l % k, as fuse writes the bindings.
+    if (std::string(l.name) == "l" && chance(0.3)) {
+      int64_t k = pick({2, 4});
+      if (chance(0.5))
+        return {"l // " + std::to_string(k) + " * " + std::to_string(c), (l.extent - 1) / k * c};
+      return {"l % " + std::to_string(k) + " * " + std::to_string(c), std::min(l.extent - 1, k - 1) * c};
+    }
     return {std::string(l.name) + " * " + std::to_string(c), c * (l.extent - 1)};
   }
   Index wrapped(const std::vector<LoopSpec>& loops, int depth) {
@@ -161,5 +168,5 @@ TEST_CASE("the legality proof never accepts a loop the race checker finds racy",
     std::cout << "[conflict][oracle] " << programs << " programs: " << proved << " proved, " << racy
               << " racy (all refused), " << unproved_race_free << " race-free but not proved\n";
   // The proof must not be vacuous: it accepts a good share of the programs.
-  CHECK(proved > programs / 10);
+  CHECK(proved > programs / 20);
 }
