@@ -34,8 +34,8 @@ std::vector<std::string> block_names(const PrimFunc& f) {
 }  // namespace
 
 AutoScheduleResult auto_schedule(const IRModule& m, const RuleContext& cx,
-                                 const std::vector<std::string>& skip) {
-  AutoScheduleResult out{Schedule(m), {}};
+                                 const std::vector<std::string>& skip, uint64_t seed) {
+  AutoScheduleResult out{Schedule(m, seed), {}};
   Schedule& sch = out.schedule;
   for (const auto& [fname, f] : m.functions()) {
     if (needs_module(f) || std::find(skip.begin(), skip.end(), fname) != skip.end()) continue;

@@ -26,7 +26,8 @@ struct AutoScheduleResult {
 // Schedules every function of m except `skip` ones (a model's entry calls its
 // kernels and has nothing to schedule). A function whose scheduled form the
 // x86 generator refuses is kept as it was, with the reason in the report.
+// `seed` seeds the schedule's generator, which draws Decisions::Random.
 AutoScheduleResult auto_schedule(const IRModule& m, const RuleContext& cx,
-                                 const std::vector<std::string>& skip = {});
+                                 const std::vector<std::string>& skip = {}, uint64_t seed = 0);
 
 }  // namespace tirc
