@@ -4,6 +4,7 @@
 
 #include "codegen/x86/generator.h"
 #include "ir/eval/interpreter.h"
+#include "ir/functor.h"
 #include "passes/pipeline.h"
 #include "schedule/state.h"
 
@@ -24,6 +25,26 @@ std::string generator_refusal(const PrimFunc& f, const Target& target) {
   return "";
 }
 
+// A function with a non-serial loop, or a block whose loops are not the plain
+// nest (split, fused, reordered), was scheduled by hand: the rules leave it as
+// it is.
+bool scheduled_by_hand(const PrimFunc& f) {
+  struct Find : StmtVisitor {
+    bool found = false;
+    void visit_for(const ForNode* n) override {
+      found |= n->for_kind != ForKind::Serial;
+      StmtVisitor::visit_for(n);
+    }
+    void visit_block_realize(const BlockRealizeNode* r) override {
+      for (size_t i = 0; i < r->iter_values.size(); ++i)
+        found |= !r->iter_values[i].as<VarNode>() && !as_const_int(r->iter_values[i]);
+      StmtVisitor::visit_block_realize(r);
+    }
+  } find;
+  find.visit(f->body);
+  return find.found;
+}
+
 std::vector<std::string> block_names(const PrimFunc& f) {
   std::vector<std::string> names;
   for (const BlockRealizeNode* r : collect_blocks(f->body))
@@ -39,6 +60,10 @@ AutoScheduleResult auto_schedule(const IRModule& m, const RuleContext& cx,
   Schedule& sch = out.schedule;
   for (const auto& [fname, f] : m.functions()) {
     if (needs_module(f) || std::find(skip.begin(), skip.end(), fname) != skip.end()) continue;
+    if (scheduled_by_hand(f)) {
+      out.blocks.push_back({fname, "", "", "already scheduled: left as written"});
+      continue;
+    }
     const Schedule before_func = sch;
     const size_t first_report = out.blocks.size();
     for (const std::string& name : block_names(f)) {

@@ -23,8 +23,9 @@ struct AutoScheduleResult {
   std::vector<BlockReport> blocks;
 };
 
-// Schedules every function of m except `skip` ones (a model's entry calls its
-// kernels and has nothing to schedule). A function whose scheduled form the
+// Schedules every function of m except `skip` ones, a model's entry (it calls
+// its kernels and has nothing to schedule) and functions already scheduled by
+// hand (a non-serial loop, or loops that are not the plain nest). A function whose scheduled form the
 // x86 generator refuses is kept as it was, with the reason in the report.
 // `seed` seeds the schedule's generator, which draws Decisions::Random.
 AutoScheduleResult auto_schedule(const IRModule& m, const RuleContext& cx,
