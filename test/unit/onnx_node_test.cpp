@@ -25,12 +25,14 @@
 #include <set>
 
 #include "codegen/x86/jit.h"
+#include "codegen_test_util.h"
 #include "codegen/x86/module_codegen.h"
 #include "ir/eval/interpreter.h"
 #include "passes/pipeline.h"
 #include "ir/onnx/import.h"
 #include "ir/onnx/op.h"
 #include "passes/model_pipeline.h"
+#include "tuner/auto_schedule.h"
 
 using namespace tirc;
 namespace fs = std::filesystem;
@@ -145,24 +147,56 @@ std::string run_data_sets(const fs::path& dir, const onnx::Graph& graph) {
       for (const Expr& e : b->shape) shape.push_back(*as_const_int(e));
       arrays.emplace_back(b->dtype, shape);
     }
-    // The interpreter, then the module compiled for this CPU and run in process.
-    std::vector<NDArray> compiled = arrays;
-    std::vector<Argument> args, compiled_args;
-    for (NDArray& a : arrays) args.push_back(Argument{&a, 0, 0});
-    for (NDArray& a : compiled) compiled_args.push_back(Argument{&a, 0, 0});
+    // The interpreter; the plain module compiled for this CPU; and the module
+    // with the default schedules, interpreted in race-checking mode and
+    // compiled for every x86 target this CPU runs.
+    std::vector<NDArray> reference = arrays;
+    std::vector<Argument> args;
+    for (NDArray& a : reference) args.push_back(Argument{&a, 0, 0});
     run_module(m, "run", args);
-    GeneratorOptions gen;
-    gen.target = host_target();
-    JitModule jit(generate_x86_module(lower(m), "node", gen));
-    if (int rc = call_jit(jit, "node_run", entry, compiled_args); rc != 0)
-      return "compiled entry returned " + std::to_string(rc);
+    struct Variant {
+      std::string what;
+      std::vector<NDArray> outputs;
+    };
+    std::vector<Variant> variants;
+    auto compiled = [&](const IRModule& module, const Target& target, const std::string& what) {
+      std::vector<NDArray> out = arrays;
+      std::vector<Argument> out_args;
+      for (NDArray& a : out) out_args.push_back(Argument{&a, 0, 0});
+      GeneratorOptions gen;
+      gen.target = target;
+      JitModule jit(generate_x86_module(lower(module), "node", gen));
+      if (int rc = call_jit(jit, "node_run", entry, out_args); rc != 0)
+        throw Error(what + ": compiled entry returned " + std::to_string(rc));
+      variants.push_back({what, std::move(out)});
+    };
+    try {
+      compiled(m, host_target(), "compiled");
+      for (const Target& t : available_targets()) {
+        RuleContext cx;
+        cx.cpu = host_cpu_model(t);
+        const IRModule scheduled = auto_schedule(m, cx).schedule.mod();
+        if (t == host_target()) {
+          std::vector<NDArray> checked = arrays;
+          std::vector<Argument> checked_args;
+          for (NDArray& a : checked) checked_args.push_back(Argument{&a, 0, 0});
+          run_module(scheduled, "run", checked_args, RunOptions::checked());
+          variants.push_back({"scheduled, interpreted", std::move(checked)});
+        }
+        compiled(scheduled, t, "scheduled, " + t.name());
+      }
+    } catch (const Error& e) {
+      return set.filename().string() + ": " + e.what();
+    }
     for (size_t k = 0; k < graph.outputs.size(); ++k) {
       NDArray want =
           onnx::read_tensor_proto_file((set / ("output_" + std::to_string(k) + ".pb")).string());
-      std::string diff = compare(arrays[num_inputs + k], want, graph.outputs[k]);
+      std::string diff = compare(reference[num_inputs + k], want, graph.outputs[k]);
       if (!diff.empty()) return set.filename().string() + ": " + diff;
-      diff = compare(compiled[num_inputs + k], want, graph.outputs[k]);
-      if (!diff.empty()) return set.filename().string() + " (compiled): " + diff;
+      for (const Variant& v : variants) {
+        diff = compare(v.outputs[num_inputs + k], want, graph.outputs[k]);
+        if (!diff.empty()) return set.filename().string() + " (" + v.what + "): " + diff;
+      }
     }
   }
   return "";
