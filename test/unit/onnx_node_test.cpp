@@ -25,13 +25,13 @@
 #include <set>
 
 #include "codegen/x86/jit.h"
-#include "codegen_test_util.h"
 #include "codegen/x86/module_codegen.h"
+#include "codegen_test_util.h"
 #include "ir/eval/interpreter.h"
-#include "passes/pipeline.h"
 #include "ir/onnx/import.h"
 #include "ir/onnx/op.h"
 #include "passes/model_pipeline.h"
+#include "passes/pipeline.h"
 #include "tuner/auto_schedule.h"
 
 using namespace tirc;
