@@ -77,6 +77,21 @@ class LoopPartitioner : public StmtMutator {
     return loop(*n, n->loop_var, n->min, n->extent, n->for_kind, body);
   }
 
+  // An `if` that never holds leaves no `T.evaluate(0)` behind in a sequence.
+  Stmt mutate_seq(const Stmt& s, const SeqStmtNode* n) override {
+    std::vector<Stmt> out;
+    bool changed = false;
+    for (const Stmt& c : n->seq) {
+      Stmt m = mutate(c);
+      changed |= !m.same_as(c);
+      auto* e = m.as<EvaluateNode>();
+      if (c.kind() == StmtKind::IfThenElse && e && as_const_int(e->value)) continue;
+      out.push_back(std::move(m));
+    }
+    if (!changed) return s;
+    return out.empty() ? make_evaluate(make_int(0)) : make_seq(std::move(out));
+  }
+
   // Drops the conjuncts that hold wherever the statement runs; an `if` with a
   // conjunct that never holds becomes its else case (or nothing).
   Stmt mutate_if(const Stmt& s, const IfThenElseNode* n) override {
