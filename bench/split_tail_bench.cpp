@@ -66,13 +66,15 @@ int run(int64_t n, const std::vector<int64_t>& row_factors) {
     bool same = c == ref;
     ok &= same;
     double s = best_seconds([&] { fn(args); }, 10);
-    std::printf("n %ld rows %ld: %8.2f GFLOPS%s  contraction nests %d, vectorized loops %d, "
-                "serial fallbacks %d\n",
-                static_cast<long>(n), static_cast<long>(rows), 2.0 * double(n) * n * n / s * 1e-9,
-                same ? "" : " WRONG", stats.contraction_nests, stats.vectorized_loops,
-                stats.serial_fallbacks);
+    std::printf(
+        "n %ld rows %ld: %8.2f GFLOPS%s  contraction nests %d, vectorized loops %d, "
+        "serial fallbacks %d\n",
+        static_cast<long>(n), static_cast<long>(rows), 2.0 * double(n) * n * n / s * 1e-9,
+        same ? "" : " WRONG", stats.contraction_nests, stats.vectorized_loops,
+        stats.serial_fallbacks);
     for (const KernelStats& k : stats.kernels)
-      for (const std::string& why : k.not_contraction) std::printf("    not a contraction: %s\n", why.c_str());
+      for (const std::string& why : k.not_contraction)
+        std::printf("    not a contraction: %s\n", why.c_str());
   }
   return ok ? 0 : 1;
 }

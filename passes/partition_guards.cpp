@@ -91,7 +91,8 @@ std::optional<ConjunctIntervals> read_conjunct(const Expr& c, const Var& v, cons
   if (coef == 0) return std::nullopt;
   ConstIntBound rb = a.const_int_bound(arith::emit(rest));
   // Everything as coef * v + r < 0 with r in [rmin, rmax].
-  i128 rmin = rb.min ? i128(*rb.min) : -Interval::kInf, rmax = rb.max ? i128(*rb.max) : Interval::kInf;
+  i128 rmin = rb.min ? i128(*rb.min) : -Interval::kInf,
+       rmax = rb.max ? i128(*rb.max) : Interval::kInf;
   i128 c2 = coef;
   if (k == ExprKind::GT || k == ExprKind::GE) {  // diff > 0  <=>  -diff < 0
     c2 = -c2;

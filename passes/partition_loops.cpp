@@ -44,7 +44,9 @@ Interval intersect(const Interval& a, const Interval& b) {
   return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
 }
 
-bool empty(const Interval& i) { return i.lo > i.hi; }
+bool empty(const Interval& i) {
+  return i.lo > i.hi;
+}
 
 class IfFinder : public StmtVisitor {
  public:

@@ -26,8 +26,8 @@ namespace {
 IRModule elementwise(int64_t rows, int64_t cols) {
   std::ostringstream os;
   os << "@T.prim_func\n"
-     << "def main(A: T.Buffer((" << rows << ", " << cols << "), \"float32\"), B: T.Buffer(("
-     << rows << ", " << cols << "), \"float32\")):\n"
+     << "def main(A: T.Buffer((" << rows << ", " << cols << "), \"float32\"), B: T.Buffer((" << rows
+     << ", " << cols << "), \"float32\")):\n"
      << "    for i, j in T.grid(" << rows << ", " << cols << "):\n"
      << "        with T.block(\"B\"):\n"
      << "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
@@ -141,7 +141,7 @@ TEST_CASE("partition-loops: conjunction of two guards (splits by 5 on 17 and 7 o
   const ForNode* j0 = loop_named(l.after, "j_0");
   REQUIRE(j0);
   CHECK(as_const_int(j0->extent) == 14);
-  CHECK(count_ifs(i0->body) == 0);  // both conjuncts hold in the main part
+  CHECK(count_ifs(i0->body) == 0);       // both conjuncts hold in the main part
   CHECK(count_ifs(l.after->body) == 0);  // and every tail is exact
   check_all(f, l);
 }
@@ -240,27 +240,29 @@ TEST_CASE("partition-loops: unrolled inner part of a split by 5 on 17", "[passes
 }
 
 TEST_CASE("partition-loops: leaves loops alone when nothing can be proved", "[passes][partition]") {
-  PrimFunc f = x86test::tir("A: T.Buffer((32,), \"float32\"), B: T.Buffer((32,), \"float32\"), "
-                            "n: T.int32",
-                            "    for i in range(32):\n"
-                            "        if A[i] > T.float32(0):\n"
-                            "            B[i] = A[i]\n"
-                            "    for i in range(32):\n"
-                            "        if i * i < 50:\n"
-                            "            B[i] = B[i] + T.float32(1)\n"
-                            "    for i in range(32):\n"
-                            "        if i < n:\n"
-                            "            B[i] = B[i] * T.float32(2)\n"
-                            "    for i in range(32):\n"
-                            "        if i % 3 == 0:\n"
-                            "            B[i] = B[i] - T.float32(1)\n");
+  PrimFunc f = x86test::tir(
+      "A: T.Buffer((32,), \"float32\"), B: T.Buffer((32,), \"float32\"), "
+      "n: T.int32",
+      "    for i in range(32):\n"
+      "        if A[i] > T.float32(0):\n"
+      "            B[i] = A[i]\n"
+      "    for i in range(32):\n"
+      "        if i * i < 50:\n"
+      "            B[i] = B[i] + T.float32(1)\n"
+      "    for i in range(32):\n"
+      "        if i < n:\n"
+      "            B[i] = B[i] * T.float32(2)\n"
+      "    for i in range(32):\n"
+      "        if i % 3 == 0:\n"
+      "            B[i] = B[i] - T.float32(1)\n");
   PrimFunc p = partition_loops(f);
   CHECK(p.get() == f.get());
 }
 
-TEST_CASE("partition-loops: the hand matmul schedule with rows split by 6 takes the contraction "
-          "emitter",
-          "[passes][partition]") {
+TEST_CASE(
+    "partition-loops: the hand matmul schedule with rows split by 6 takes the contraction "
+    "emitter",
+    "[passes][partition]") {
   // 100 rows: 17 row blocks of 6, the last one 4 rows.
   const int64_t m = 100, n = 64, k = 16;
   for (Isa isa : {Isa::avx512, Isa::avx2}) {
