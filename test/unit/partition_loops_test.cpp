@@ -268,8 +268,10 @@ TEST_CASE(
   for (Isa isa : {Isa::avx512, Isa::avx2}) {
     std::string script = matmul_schedule(m, n, k, Target{isa}, true);
     const std::string key = "sch.split(loop=l1, factors=[None, ";
-    size_t from = script.find(key) + key.size();
-    script.replace(from, script.find(']', from) - from, "6");
+    const size_t at = script.find(key);
+    REQUIRE(at != std::string::npos);
+    const size_t from = at + key.size();
+    script = script.substr(0, from) + "6" + script.substr(script.find(']', from));
     INFO(script);
     IRModule mod = parse_module(matmul_tir(m, n, k));
     Schedule sch(mod);
