@@ -243,24 +243,33 @@ void KernelBuilder::emit_reduction(
     const std::string& block, const Buffer& out, const Shape& reduce_extents, const ElementFn& init,
     const std::function<Expr(const std::vector<Expr>& i, const std::vector<Expr>& r)>& value,
     const std::function<Expr(Expr acc, Expr v)>& combine) {
-  Shape out_shape = buffer_shape(out);
+  emit_reduction(
+      block, out, buffer_shape(out), [](const std::vector<Expr>& i) { return i; }, reduce_extents,
+      init, value, combine);
+}
+
+void KernelBuilder::emit_reduction(
+    const std::string& block, const Buffer& out, const Shape& space,
+    const std::function<std::vector<Expr>(const std::vector<Expr>& i)>& out_index,
+    const Shape& reduce_extents, const ElementFn& init,
+    const std::function<Expr(const std::vector<Expr>& i, const std::vector<Expr>& r)>& value,
+    const std::function<Expr(Expr acc, Expr v)>& combine) {
   Nest n;
-  add_axes(n, out_shape, "i", IterKind::DataPar);
+  add_axes(n, space, "i", IterKind::DataPar);
   std::vector<Expr> spatial = n.vars;
   add_axes(n, reduce_extents, "rk", IterKind::Reduce);
   std::vector<Expr> reduce(n.vars.begin() + static_cast<long>(spatial.size()), n.vars.end());
+  std::vector<Expr> at = out_index(spatial);
   auto b = std::make_shared<BlockNode>();
   b->name = unique_name(block);
   Expr start = checked_value(init(spatial), out, b->name);
   if (reduce_extents.empty()) {
     // Nothing to reduce over: one combine with the initial value.
-    b->body =
-        make_store(out, checked_value(combine(start, value(spatial, {})), out, b->name), spatial);
+    b->body = make_store(out, checked_value(combine(start, value(spatial, {})), out, b->name), at);
   } else {
-    b->init = make_store(out, start, spatial);
+    b->init = make_store(out, start, at);
     b->body = make_store(
-        out, checked_value(combine(make_load(out, spatial), value(spatial, reduce)), out, b->name),
-        spatial);
+        out, checked_value(combine(make_load(out, at), value(spatial, reduce)), out, b->name), at);
   }
   append(realize_in_loops(n, b));
 }

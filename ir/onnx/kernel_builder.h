@@ -77,6 +77,15 @@ class KernelBuilder {
       const ElementFn& init,
       const std::function<Expr(const std::vector<Expr>& i, const std::vector<Expr>& r)>& value,
       const std::function<Expr(Expr acc, Expr v)>& combine);
+  // The same over a spatial iteration space other than out's shape, writing
+  // out at out_index(i): Conv keeps its group as a loop of its own, so every
+  // index stays affine in the loops (no floordiv of the output channel).
+  void emit_reduction(
+      const std::string& block, const Buffer& out, const Shape& space,
+      const std::function<std::vector<Expr>(const std::vector<Expr>& i)>& out_index,
+      const Shape& reduce_extents, const ElementFn& init,
+      const std::function<Expr(const std::vector<Expr>& i, const std::vector<Expr>& r)>& value,
+      const std::function<Expr(Expr acc, Expr v)>& combine);
 
   // Writes v into a new intermediate (or returns its buffer when it has one).
   Buffer materialize(const TensorValue& v, const std::string& hint);

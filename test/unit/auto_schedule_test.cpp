@@ -7,7 +7,9 @@
 #include <cstdlib>
 
 #include "codegen_test_util.h"
+#include "ir/onnx/build_module.h"
 #include "ir/text/parser.h"
+#include "ir/text/printer.h"
 #include "ir/verify.h"
 #include "tuner/auto_schedule.h"
 
@@ -99,6 +101,77 @@ TEST_CASE("random decisions inside the rule space are sound and compile", "[tune
       // The schedule's generator draws the decisions: one seed per schedule.
       AutoScheduleResult r = auto_schedule(m, cx, {}, static_cast<uint64_t>(s + 1));
       check(m, r, std::string(file) + " seed " + std::to_string(s + 1));
+    }
+  }
+}
+
+namespace {
+
+// The frontend's kernel for one Conv node (X and W parameters), as `tirc
+// compile` builds it: a pad block when the windows reach outside X, then conv.
+IRModule onnx_conv(int64_t c, int64_t m, int64_t size, int64_t kernel, int64_t stride,
+                   int64_t pad, int64_t group) {
+  using namespace onnx;
+  Graph g;
+  g.name = "conv";
+  g.opset = 17;
+  const int64_t out = (size + 2 * pad - kernel) / stride + 1;
+  auto tensor = [&](const std::string& name, Shape shape) {
+    g.tensors[name] = TensorInfo{name, DataType::float32(), std::move(shape), true, nullptr};
+  };
+  tensor("x", {1, c, size, size});
+  tensor("w", {m, c / group, kernel, kernel});
+  tensor("y", {1, m, out, out});
+  g.inputs = {"x", "w"};
+  g.outputs = {"y"};
+  Node n;
+  n.name = "conv";
+  n.op_type = "Conv";
+  n.inputs = {"x", "w"};
+  n.outputs = {"y"};
+  n.attrs["strides"] = std::vector<int64_t>{stride, stride};
+  n.attrs["pads"] = std::vector<int64_t>{pad, pad, pad, pad};
+  n.attrs["group"] = group;
+  g.nodes.push_back(n);
+  IRModule mod;
+  mod.add("main", build_group_kernel(g, KernelGroup{{0}}, "main").func);
+  return mod;
+}
+
+}  // namespace
+
+TEST_CASE("ONNX convolutions get the register-tiled contraction schedule", "[tuner][auto][conv]") {
+  struct Case {
+    const char* what;
+    int64_t c, m, size, kernel, stride, pad, group;
+    const char* tile;  // the rule's note starts with this (avx512)
+  };
+  // Rows of the register tile: output channels (grouped: within the group);
+  // depthwise has none to share a vector load, so output rows.
+  const Case cases[] = {
+      {"3x3 padded", 8, 16, 10, 3, 1, 1, 1, "register tile 16x10"},
+      {"3x3 stride 2", 8, 16, 10, 3, 2, 1, 1, "register tile 16x5"},
+      {"1x1 no padding", 8, 16, 6, 1, 1, 0, 1, "register tile 16x6"},
+      {"grouped", 8, 16, 6, 3, 1, 1, 2, "register tile 8x6"},
+      {"depthwise", 8, 8, 12, 3, 1, 1, 8, "register tile 12x12"},
+  };
+  for (const Case& c : cases) {
+    IRModule m = onnx_conv(c.c, c.m, c.size, c.kernel, c.stride, c.pad, c.group);
+    const std::string what = std::string(c.what) + "\n" + print_module(m);
+    INFO(what);
+    // No pad stage without padding.
+    CHECK((print_module(m).find("\"pad\"") != std::string::npos) == (c.pad > 0));
+    for (Isa isa : {Isa::avx512, Isa::avx2}) {
+      AutoScheduleResult r = auto_schedule(m, context(isa, Decisions::Model));
+      bool tiled = false;
+      for (const auto& b : r.blocks) {
+        if (b.block != "conv") continue;
+        tiled = b.rule == "tile-contraction";
+        if (isa == Isa::avx512) CHECK(b.note.rfind(c.tile, 0) == 0);
+        INFO(b.note);
+      }
+      CHECK(tiled);
+      check(m, r, what + " " + Target{isa}.name());
     }
   }
 }

@@ -4,6 +4,7 @@
 // the outer tile loops (with any batch loops) in parallel.
 #include <algorithm>
 
+#include "schedule/analysis.h"
 #include "tuner/space/block_nest.h"
 #include "tuner/space/register_tile.h"
 #include "tuner/space/rules.h"
@@ -16,14 +17,20 @@ const BufferLoadNode* load_of(const Expr& e) {
   return e.as<BufferLoadNode>();
 }
 
+struct Update {
+  const BufferStoreNode* store = nullptr;
+  const BufferLoadNode* a = nullptr;
+  const BufferLoadNode* b = nullptr;
+};
+
 // C[c] = C[c] + A[a] * B[b] in float32, with an init: the statement the
 // contraction emitter keeps in registers.
-const BufferStoreNode* contraction_update(const BlockNode& b) {
+Update contraction_update(const BlockNode& b) {
   auto* st = b.body.as<BufferStoreNode>();
   if (!st || !b.init || !st->value.dtype().is_float() || st->value.dtype().bits() != 32)
-    return nullptr;
+    return {};
   auto* add = st->value.as<BinaryNode>();
-  if (!add || add->kind != ExprKind::Add) return nullptr;
+  if (!add || add->kind != ExprKind::Add) return {};
   for (int side = 0; side < 2; ++side) {
     const Expr& acc = side ? add->b : add->a;
     const Expr& prod = side ? add->a : add->b;
@@ -34,9 +41,36 @@ const BufferStoreNode* contraction_update(const BlockNode& b) {
     if (c->indices.size() != st->indices.size()) continue;
     bool same = true;
     for (size_t i = 0; i < c->indices.size(); ++i) same &= c->indices[i].same_as(st->indices[i]);
-    if (same) return st;
+    if (same) return {st, load_of(mul->a), load_of(mul->b)};
   }
-  return nullptr;
+  return {};
+}
+
+bool load_uses(const BufferLoadNode& load, const VarNode* v) {
+  for (const Expr& e : load.indices)
+    if (uses_var(e, v)) return true;
+  return false;
+}
+
+// The loop of the register tile's rows. The vector operand (the one that
+// varies along the columns) should be invariant along the rows and the
+// other, broadcast, operand vary: then one vector load serves every row, as
+// B's row does in a matmul. For a convolution, Y[n, m, oh, ow] += Xp[n, c,
+// oh + r, ow + s] * W[m, c, r, s], that is the output channel m, not oh (the
+// index before the columns). Without such a loop (depthwise: both operands
+// follow the channel), the index before the columns.
+int rows_loop(const BlockNest& nest, const Update& u, int jl, int fallback) {
+  const BlockNode& b = *nest.realize->block;
+  auto var = [&](int l) { return b.iter_vars[nest.loops[l].iter].var.get(); };
+  const VarNode* j = var(jl);
+  const BufferLoadNode* vec = load_uses(*u.a, j) ? u.a : u.b;
+  const BufferLoadNode* bcast = vec == u.a ? u.b : u.a;
+  if (load_uses(*bcast, j)) return fallback;
+  for (int l = static_cast<int>(nest.loops.size()) - 1; l >= 0; --l) {
+    if (l == jl || !nest.loops[l].spatial) continue;
+    if (!load_uses(*vec, var(l)) && load_uses(*bcast, var(l))) return l;
+  }
+  return fallback;
 }
 
 // The loop whose iteration variable is exactly C's index `dim`.
@@ -72,24 +106,31 @@ Tiled tile(Schedule& sch, LoopRV loop, int64_t extent, int64_t inner, int max_in
 RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx) {
   std::optional<BlockNest> nest = describe_nest(sch, block);
   if (!nest || !nest->plain || nest->loops.empty()) return {false, "not a plain loop nest"};
-  const BufferStoreNode* st = contraction_update(*nest->realize->block);
+  const Update u = contraction_update(*nest->realize->block);
+  const BufferStoreNode* st = u.store;
   if (!st || st->indices.size() < 2) return {false, "not a C[.., i, j] += A * B contraction"};
   const int jl = loop_for_index(*nest, *st, st->indices.size() - 1);
-  const int il = loop_for_index(*nest, *st, st->indices.size() - 2);
-  if (jl < 0 || il < 0) return {false, "the output's last two indices are not loop variables"};
+  int il = loop_for_index(*nest, *st, st->indices.size() - 2);
+  if (jl < 0) return {false, "the output's last index is not a loop variable"};
+  il = rows_loop(*nest, u, jl, il);
+  if (il < 0) return {false, "no loop for the register tile's rows"};
   std::vector<int> batch, reduce;
   for (int l = 0; l < static_cast<int>(nest->loops.size()); ++l) {
     if (l == il || l == jl) continue;
     (nest->loops[l].spatial ? batch : reduce).push_back(l);
   }
   if (reduce.empty()) return {false, "no reduction loop"};
+  // The outermost reduction is blocked; the others (a convolution's window)
+  // stay whole inside its block, in their order, so every output element
+  // still sums in the order written and the emitter unrolls them.
   const NestLoop I = nest->loops[il], J = nest->loops[jl];
-  const NestLoop K = nest->loops[reduce.back()];
+  const NestLoop K = nest->loops[reduce.front()];
   int64_t k_total = 1;
   for (int r : reduce) k_total *= nest->loops[r].extent;
+  const int64_t window = k_total / K.extent;
 
-  const MatmulTiling t =
-      choose_matmul_tiling(I.extent, J.extent, K.extent, cx.cpu.target, cx.cpu.l1d);
+  const MatmulTiling t = choose_matmul_tiling(I.extent, J.extent, K.extent, cx.cpu.target,
+                                              std::max<int64_t>(cx.cpu.l1d / window, 1));
   Tiled i = tile(sch, I.rv, I.extent, t.rows, 16, cx);
   Tiled j = tile(sch, J.rv, J.extent, t.columns, 64, cx);
   Tiled k = tile(sch, K.rv, K.extent, t.kc, 256, cx);
@@ -107,11 +148,11 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   prefix.push_back(j.outer);
   if (rows_outside) prefix.push_back(i.outer);
   order = prefix;
-  for (int r : reduce)
-    if (r != reduce.back()) order.push_back(nest->loops[r].rv);
   order.push_back(k.outer);
   if (!rows_outside) order.push_back(i.outer);
   order.push_back(k.inner);
+  for (int r : reduce)
+    if (r != reduce.front()) order.push_back(nest->loops[r].rv);
   order.push_back(i.inner);
   order.push_back(j.inner);
   sch.reorder(order);

@@ -1,6 +1,8 @@
 // Neural-network operators: convolutions, matrix products, pooling and
 // batch normalization. The contractions and pools emit one reduction block
-// each; padding is read inline (if_then_else(in_bounds, X[...], pad value)).
+// each. Pools and ConvTranspose read padding inline (if_then_else(in_bounds,
+// X[...], pad value)); Conv writes a padded copy of X first (see build_conv).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -148,6 +150,11 @@ Expr window_index(const Window& w, const Expr& o, const Expr& r) {
   return plus(pos, -w.pad_begin);
 }
 
+// Whether some window of w reads outside the input (its padding).
+bool reads_padding(const Window& w) {
+  return w.pad_begin > 0 || (w.out - 1) * w.stride + (w.kernel - 1) * w.dilation - w.pad_begin >= w.in;
+}
+
 // The bounds check a window read needs (null when every read is inside).
 Expr window_in_bounds(const std::vector<Window>& ws, const std::vector<Expr>& idx) {
   Expr cond;
@@ -208,29 +215,76 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
     out_shape.push_back(win.out);
     reduce.push_back(win.kernel);
   }
-  Buffer y = ctx.output_buffer(0, x.dtype, out_shape);
   DataType t = x.dtype;
-  ElementFn init = [bias, t](const Indices& i) { return bias ? bias->load({i[1]}) : zero_of(t); };
+  // A window that reaches outside X reads a zero-padded copy written by a
+  // block of its own, so the reduction is plain loads, Y += Xp[..] * W[..]:
+  // the contraction the default schedule tiles in registers. The copy covers
+  // exactly the positions the windows read.
+  std::vector<Window> rd = ws;  // the windows as the reduction reads them
+  bool pad = std::any_of(ws.begin(), ws.end(), reads_padding);
+  if (pad) {
+    Shape padded{N, C};
+    for (Window& win : rd) {
+      win.in = (win.out - 1) * win.stride + (win.kernel - 1) * win.dilation + 1;
+      win.pad_begin = 0;
+      padded.push_back(win.in);
+    }
+    Buffer xp = ctx.kernel().alloc(x.buffer ? x.buffer->name + "_pad" : "conv_pad", t, padded);
+    ctx.kernel().emit_elementwise("pad", xp, [&](const Indices& i) {
+      Indices xi{i[0], i[1]};
+      Expr cond;
+      for (size_t d = 0; d < ws.size(); ++d) {
+        xi.push_back(plus(i[d + 2], -ws[d].pad_begin));
+        cond = in_range(xi.back(), 0, ws[d].in, cond, ws[d].pad_begin > 0,
+                        rd[d].in - ws[d].pad_begin > ws[d].in);
+      }
+      return guarded(cond, [&] { return x.load(xi); }, zero_of(t));
+    });
+    x = TensorValue::of_buffer(xp, padded);
+  }
+  auto window = [=](Indices xi, const Indices& out, const Indices& r) {
+    for (size_t d = 0; d < rd.size(); ++d) xi.push_back(window_index(rd[d], out[d], r[d + 1]));
+    return xi;
+  };
+  auto weight = [=](const Expr& m, const Indices& r) {
+    Indices wi{m, r[0]};
+    wi.insert(wi.end(), r.begin() + 1, r.end());
+    return w.load(wi);
+  };
+  auto bias_at = [bias, t](const Expr& m) { return bias ? bias->load({m}) : zero_of(t); };
+  auto add = [](Expr acc, Expr v) { return acc + v; };
+  Buffer y = ctx.output_buffer(0, t, out_shape);
+  if (group == 1 || Mg == 1) {
+    // Output channel m reads input channels m * Cg + r0 (r0 alone without groups).
+    ctx.kernel().emit_reduction(
+        "conv", y, reduce, [=](const Indices& i) { return bias_at(i[1]); },
+        [=](const Indices& i, const Indices& r) {
+          Expr channel = group == 1 ? r[0] : Cg == 1 ? i[1] : times(i[1], Cg) + r[0];
+          Indices out(i.begin() + 2, i.end());
+          return x.load(window({i[0], channel}, out, r)) * weight(i[1], r);
+        },
+        add);
+    return {TensorValue::of_buffer(y, out_shape)};
+  }
+  // Groups of several output channels: the group is a loop of its own, over
+  // (n, g, m, spatial...), writing channel g * Mg + m from channels g * Cg + r0.
+  Shape space{N, group, Mg};
+  space.insert(space.end(), out_shape.begin() + 2, out_shape.end());
+  auto channel_of = [Mg](const Indices& i) { return times(i[1], Mg) + i[2]; };
   ctx.kernel().emit_reduction(
-      "conv", y, reduce, init,
-      [=](const Indices& i, const Indices& r) {
-        // Output channel m reads the input channels of its group, m / Mg.
-        Expr channel = r[0];
-        if (group != 1) {
-          Expr g = floordiv(i[1], make_int(Mg));
-          channel = Cg == 1 ? g : times(g, Cg) + r[0];
-        }
-        Indices xi{i[0], channel}, pos;
-        for (size_t d = 0; d < ws.size(); ++d)
-          pos.push_back(window_index(ws[d], i[d + 2], r[d + 1]));
-        xi.insert(xi.end(), pos.begin(), pos.end());
-        Indices wi{i[1], r[0]};
-        wi.insert(wi.end(), r.begin() + 1, r.end());
-        Expr xv = guarded(
-            window_in_bounds(ws, pos), [&] { return x.load(xi); }, zero_of(t));
-        return xv * w.load(wi);
+      "conv", y, space,
+      [=](const Indices& i) {
+        Indices at{i[0], channel_of(i)};
+        at.insert(at.end(), i.begin() + 3, i.end());
+        return at;
       },
-      [](Expr acc, Expr v) { return acc + v; });
+      reduce, [=](const Indices& i) { return bias_at(channel_of(i)); },
+      [=](const Indices& i, const Indices& r) {
+        Expr channel = Cg == 1 ? i[1] : times(i[1], Cg) + r[0];
+        Indices out(i.begin() + 3, i.end());
+        return x.load(window({i[0], channel}, out, r)) * weight(channel_of(i), r);
+      },
+      add);
   return {TensorValue::of_buffer(y, out_shape)};
 }
 
