@@ -89,7 +89,8 @@ inline GeneratorStats expect_same(const PrimFunc& f, const Target& t, const RunO
         ++s;
       }
     }
-    run(f, ref_args);
+    // Checking mode: the reference run also proves the program race-free.
+    run(f, ref_args, tirc::RunOptions::checked(seed));
     int rc = call_jit(jit, "kernel", f, got_args);
     INFO("target " << t.name() << ", seed " << seed);
     CHECK(rc == 0);
