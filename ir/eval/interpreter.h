@@ -73,7 +73,9 @@ class CompiledFunc {
  private:
   PrimFunc func_;
   std::unique_ptr<const eval::Program> program_;
-  // The checking-mode program, compiled on the first checked run.
+  // The checking-mode program, compiled on the first checked run (so, like
+  // CompiledModule's lazily compiled functions, a first checked run must not
+  // race with another run of the same object).
   mutable std::unique_ptr<const eval::Program> checked_;
 };
 
