@@ -115,6 +115,10 @@ TEST_CASE("race: vectorized and thread-bound loops are checked", "[eval][race]")
 )");
   CHECK(race_of(vec) ==
         "race in vectorized loop j: iteration j=0 writes C[0] that iteration j=1 reads");
+  // Vectorized loops can be left out (they compute like the serial loop).
+  RunOptions no_vectorized = races_only();
+  no_vectorized.check_vectorized = false;
+  CHECK(race_of(vec, no_vectorized) == "");
   PrimFunc thread = parse(R"(def main(A: T.Buffer((4,), "float32"), C: T.Buffer((1,), "float32")):
     for tx in T.thread_binding(4, thread="threadIdx.x"):
         C[0] = A[tx]
