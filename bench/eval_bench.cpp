@@ -1,9 +1,9 @@
 // Speed of the reference interpreter on typical kernels: it has to be fast
 // enough to serve as the oracle in every test. Prints best-of-5 times.
-#include <chrono>
 #include <cstdio>
 #include <functional>
 
+#include "bench/best_time.h"
 #include "ir/eval/interpreter.h"
 #include "ir/function.h"
 
@@ -92,13 +92,7 @@ void time_it(const char* name, const PrimFunc& f, double ops) {
   std::vector<NDArray> arrays = random_inputs(f, 1);
   std::vector<Argument> args;
   for (NDArray& a : arrays) args.push_back(Argument{&a});
-  double best = 1e30;
-  for (int rep = 0; rep < 5; ++rep) {
-    auto t0 = std::chrono::steady_clock::now();
-    compiled.run(args);
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    best = std::min(best, s);
-  }
+  double best = bench::best_seconds([&] { compiled.run(args); }, 5);
   std::printf("%-28s %9.2f ms  %7.1f M iterations/s\n", name, best * 1e3, ops / best / 1e6);
 }
 

@@ -1,4 +1,4 @@
-// fp32 matmul GFLOPS: tirc (hand schedule and default schedule) vs OpenBLAS
+// fp32 matmul GFLOPS: tirc (hand schedule, default rules, plain nest) vs OpenBLAS
 // and oneDNN, against the measured FMA peak, on 1 and 2 threads; and code
 // generation time per kernel: tirc (lower + generate_x86) vs clang-19 compiling
 // the same lowered kernel emitted as C.
@@ -30,7 +30,9 @@
 #include <vector>
 
 #include "bench/fma_peak.h"
+#include "bench/best_time.h"
 #include "bench/matmul_schedules.h"
+#include "tuner/auto_schedule.h"
 #include "codegen/c/c_emitter.h"
 #include "codegen/x86/generator.h"
 #include "codegen/x86/jit.h"
@@ -66,25 +68,8 @@ struct Options {
 
 // Best of repeated calls after one warm-up call: at least min_reps calls and
 // min_seconds in total, but stop after max_seconds (slow untransformed kernels).
-struct Budget {
-  int min_reps;
-  double min_seconds, max_seconds;
-};
-
-double best_seconds(const std::function<void()>& call, const Budget& b) {
-  call();
-  double best = std::numeric_limits<double>::infinity(), total = 0;
-  int reps = 0;
-  while ((reps < b.min_reps || total < b.min_seconds) && !(reps > 0 && total >= b.max_seconds)) {
-    auto t0 = Clock::now();
-    call();
-    double dt = seconds_since(t0);
-    best = std::min(best, dt);
-    total += dt;
-    ++reps;
-  }
-  return best;
-}
+using bench::Budget;
+using bench::best_seconds;
 
 std::vector<Shape> benchmark_shapes(bool quick) {
   if (quick) return {{64, 64, 64}, {80, 96, 112}};
@@ -105,12 +90,19 @@ struct TircKernel {
   double codegen_ms = 0;  // lower() + generate_x86(), excluding parsing and scheduling
 };
 
-TircKernel build_tirc(const Shape& s, const std::string& trace) {
+// How the kernel is scheduled: a script, the default rules, or not at all.
+enum class Scheduling { Script, Rules, None };
+
+TircKernel build_tirc(const Shape& s, Scheduling how, const std::string& trace = "") {
   IRModule mod = parse_module(matmul_tir(s.m, s.n, s.k), "matmul.tir");
-  if (!trace.empty()) {
+  if (how == Scheduling::Script) {
     Schedule sch(mod);
     Trace::parse(trace, "matmul_schedule").apply_to(sch);
     mod = sch.mod();
+  } else if (how == Scheduling::Rules) {
+    RuleContext cx;
+    cx.cpu = host_cpu_model(host_target());
+    mod = auto_schedule(mod, cx).schedule.mod();
   }
   TircKernel k;
   GeneratorOptions options;
@@ -207,7 +199,7 @@ void set_threads(int t) {
 struct Row {
   Shape shape;
   int threads;
-  double hand, untransformed, openblas, onednn;  // GFLOPS; NaN when wrong
+  double hand, rules, untransformed, openblas, onednn;  // GFLOPS; NaN when wrong
 };
 
 struct CodegenRow {
@@ -254,8 +246,10 @@ int run(const Options& opt) {
 
     // One kernel for every thread count: its outer loop is parallel, and with one
     // thread tirc_parallel_for runs it inline.
-    TircKernel hand = build_tirc(s, matmul_schedule(s.m, s.n, s.k, host_target(), true));
-    TircKernel plain = build_tirc(s, "");
+    TircKernel hand =
+        build_tirc(s, Scheduling::Script, matmul_schedule(s.m, s.n, s.k, host_target(), true));
+    TircKernel rules = build_tirc(s, Scheduling::Rules);
+    TircKernel plain = build_tirc(s, Scheduling::None);
     const std::string c_source = emit_c({{"matmul", hand.lowered}});
     codegen.push_back({s, hand.codegen_ms, plain.codegen_ms,
                        clang_ms(c_source, "-O3", opt.quick ? 1 : 3),
@@ -278,8 +272,9 @@ int run(const Options& opt) {
     };
     for (int t : opt.threads) {
       set_threads(t);
-      Row r{s, t, 0, 0, 0, 0};
+      Row r{s, t, 0, 0, 0, 0, 0};
       r.hand = measure([&] { hand.fn(args); }, fast);
+      r.rules = measure([&] { rules.fn(args); }, fast);
       r.untransformed = measure([&] { plain.fn(args); }, fast);
       r.openblas = measure(
           [&] {
@@ -292,10 +287,11 @@ int run(const Options& opt) {
       r.onednn = measure([&] { dnnl_mm.run(); }, fast);
       rows.push_back(r);
       if (!opt.csv) {
-        std::printf("%4ld %4ld %4ld  thr %d  hand %8s  default %6s  openblas %8s  onednn %8s\n",
-                    static_cast<long>(s.m), static_cast<long>(s.n), static_cast<long>(s.k), t,
-                    fmt(r.hand).c_str(), fmt(r.untransformed).c_str(), fmt(r.openblas).c_str(),
-                    fmt(r.onednn).c_str());
+        std::printf(
+            "%4ld %4ld %4ld  thr %d  hand %8s  rules %8s  plain %6s  openblas %8s  onednn %8s\n",
+            static_cast<long>(s.m), static_cast<long>(s.n), static_cast<long>(s.k), t,
+            fmt(r.hand).c_str(), fmt(r.rules).c_str(), fmt(r.untransformed).c_str(),
+            fmt(r.openblas).c_str(), fmt(r.onednn).c_str());
         std::fflush(stdout);
       }
     }
@@ -303,45 +299,60 @@ int run(const Options& opt) {
 
   if (opt.csv) {
     std::printf(
-        "m,n,k,threads,tirc_hand_gflops,tirc_default_gflops,openblas_gflops,onednn_gflops,"
-        "hand_vs_openblas,default_vs_openblas,onednn_vs_openblas,peak_gflops,hand_peak_"
-        "fraction,default_peak_fraction,openblas_peak_fraction,onednn_peak_fraction\n");
+        "m,n,k,threads,tirc_hand_gflops,tirc_rules_gflops,tirc_plain_gflops,openblas_gflops,"
+        "onednn_gflops,hand_vs_onednn,rules_vs_onednn,plain_vs_onednn,openblas_vs_onednn,"
+        "peak_gflops,hand_peak_fraction,rules_peak_fraction,plain_peak_fraction,"
+        "openblas_peak_fraction,onednn_peak_fraction\n");
     for (const Row& r : rows) {
       const double p = peak[r.threads].gflops;
-      std::printf("%ld,%ld,%ld,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.3f,%.4f,%.4f,%.4f,%.4f\n",
-                  static_cast<long>(r.shape.m), static_cast<long>(r.shape.n),
-                  static_cast<long>(r.shape.k), r.threads, r.hand, r.untransformed, r.openblas,
-                  r.onednn, r.hand / r.openblas, r.untransformed / r.openblas,
-                  r.onednn / r.openblas, p, r.hand / p, r.untransformed / p, r.openblas / p,
-                  r.onednn / p);
+      std::printf(
+          "%ld,%ld,%ld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.3f,%.4f,%.4f,%.4f,%.4f,"
+          "%.4f\n",
+          static_cast<long>(r.shape.m), static_cast<long>(r.shape.n), static_cast<long>(r.shape.k),
+          r.threads, r.hand, r.rules, r.untransformed, r.openblas, r.onednn, r.hand / r.onednn,
+          r.rules / r.onednn, r.untransformed / r.onednn, r.openblas / r.onednn, p, r.hand / p,
+          r.rules / p, r.untransformed / p, r.openblas / p, r.onednn / p);
     }
     std::printf(
-        "\nm,n,k,tirc_hand_codegen_ms,tirc_default_codegen_ms,clang19_O3_ms,clang19_O0_ms\n");
+        "\nm,n,k,tirc_hand_codegen_ms,tirc_plain_codegen_ms,clang19_O3_ms,clang19_O0_ms\n");
     for (const CodegenRow& r : codegen)
       std::printf("%ld,%ld,%ld,%.3f,%.3f,%.3f,%.3f\n", static_cast<long>(r.shape.m),
                   static_cast<long>(r.shape.n), static_cast<long>(r.shape.k), r.tirc_hand_ms,
                   r.tirc_default_ms, r.clang_o3_ms, r.clang_o0_ms);
   } else {
-    std::printf("\nfp32 matmul GFLOPS (ratio to OpenBLAS; fraction of measured peak)\n");
-    std::printf("%4s %4s %4s %3s | %8s %8s %8s %8s | %6s %6s %6s | %6s %6s %6s %6s\n", "M", "N",
-                "K", "thr", "hand", "default", "openblas", "onednn", "hand/B", "dflt/B", "dnnl/B",
-                "hand%", "dflt%", "blas%", "dnnl%");
+    std::printf("\nfp32 matmul GFLOPS (ratio to oneDNN; percent of measured peak)\n");
+    std::printf("%4s %4s %4s %3s | %8s %8s %8s %8s %8s | %6s %6s %6s | %6s %6s %6s\n", "M", "N",
+                "K", "thr", "hand", "rules", "plain", "openblas", "onednn", "hand/D", "rules/D",
+                "blas/D", "hand%", "rules%", "dnnl%");
     for (const Row& r : rows) {
       const double p = peak[r.threads].gflops;
-      std::printf("%4ld %4ld %4ld %3d | %8s %8s %8s %8s | %6s %6s %6s | %6s %6s %6s %6s\n",
+      std::printf("%4ld %4ld %4ld %3d | %8s %8s %8s %8s %8s | %6s %6s %6s | %6s %6s %6s\n",
                   static_cast<long>(r.shape.m), static_cast<long>(r.shape.n),
                   static_cast<long>(r.shape.k), r.threads, fmt(r.hand).c_str(),
-                  fmt(r.untransformed).c_str(), fmt(r.openblas).c_str(), fmt(r.onednn).c_str(),
-                  fmt(r.hand / r.openblas, "%.2f").c_str(),
-                  fmt(r.untransformed / r.openblas, "%.3f").c_str(),
-                  fmt(r.onednn / r.openblas, "%.2f").c_str(), fmt(100 * r.hand / p).c_str(),
-                  fmt(100 * r.untransformed / p).c_str(), fmt(100 * r.openblas / p).c_str(),
-                  fmt(100 * r.onednn / p).c_str());
+                  fmt(r.rules).c_str(), fmt(r.untransformed).c_str(), fmt(r.openblas).c_str(),
+                  fmt(r.onednn).c_str(), fmt(r.hand / r.onednn, "%.2f").c_str(),
+                  fmt(r.rules / r.onednn, "%.2f").c_str(),
+                  fmt(r.openblas / r.onednn, "%.2f").c_str(), fmt(100 * r.hand / p).c_str(),
+                  fmt(100 * r.rules / p).c_str(), fmt(100 * r.onednn / p).c_str());
+    }
+    // Geometric means over the shapes, per thread count.
+    for (int t : opt.threads) {
+      double log_hand = 0, log_rules = 0;
+      int n = 0;
+      for (const Row& r : rows) {
+        if (r.threads != t) continue;
+        log_hand += std::log(r.hand / r.onednn);
+        log_rules += std::log(r.rules / r.onednn);
+        ++n;
+      }
+      if (n)
+        std::printf("geomean over %d shapes, %d thread(s): hand %.3fx oneDNN, rules %.3fx oneDNN\n",
+                    n, t, std::exp(log_hand / n), std::exp(log_rules / n));
     }
     std::printf(
         "\nCode generation per kernel, ms (tirc: lower + generate_x86 in process; "
         "clang-19: the hand-scheduled kernel emitted as C, -march=native -c, child process)\n");
-    std::printf("%4s %4s %4s | %10s %12s | %12s %12s\n", "M", "N", "K", "tirc hand", "tirc default",
+    std::printf("%4s %4s %4s | %10s %12s | %12s %12s\n", "M", "N", "K", "tirc hand", "tirc plain",
                 "clang-19 -O3", "clang-19 -O0");
     for (const CodegenRow& r : codegen)
       std::printf("%4ld %4ld %4ld | %10s %12s | %12s %12s\n", static_cast<long>(r.shape.m),

@@ -7,19 +7,9 @@
 #include <string>
 
 #include "codegen/x86/target.h"
+#include "tuner/space/register_tile.h"
 
 namespace tirc {
-
-struct MatmulTiling {
-  int64_t rows = 1;     // i1: rows of the register tile
-  int64_t columns = 1;  // j1: columns of the register tile (vectors * lanes, or all of N)
-  int64_t kc = 1;       // k1: the k block whose B panel stays in L1
-};
-
-// The tile for C[m, n] += A[m, k] * B[k, n] on target: rows x vectors
-// accumulators within the register budget, dividing m and n; 2-3 vectors
-// wide when n allows, then the most accumulators, then the most rows.
-MatmulTiling choose_matmul_tiling(int64_t m, int64_t n, int64_t k, const Target& target);
 
 // examples/matmul.tir with shapes A[m, k], B[k, n], C[m, n] (block "C", function "main").
 std::string matmul_tir(int64_t m, int64_t n, int64_t k);

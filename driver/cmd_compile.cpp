@@ -1,5 +1,7 @@
 // tirc compile: schedule (optionally), lower and generate code for TensorIR
 // functions: an ELF object, its C header, assembly, C, or the lowered IR.
+#include <spdlog/spdlog.h>
+
 #include <cctype>
 #include <filesystem>
 #include <iostream>
@@ -13,6 +15,7 @@
 #include "driver/session.h"
 #include "ir/text/printer.h"
 #include "passes/pipeline.h"
+#include "driver/schedule_flags.h"
 #include "schedule/schedule.h"
 #include "schedule/trace.h"
 
@@ -28,7 +31,7 @@ struct CompileOptions {
   std::string target;
   std::string func;
   std::string print_after;
-  std::string trace;
+  ScheduleFlags scheduling;
   bool print_passes = false;
   bool contraction_kernels = true;
 };
@@ -52,7 +55,7 @@ void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
 std::string pass_names() {
   std::string out;
   for (const LoweringPass& p : lowering_passes()) out += (out.empty() ? "" : ", ") + p.name;
-  return out + ", all";
+  return "auto-schedule, " + out + ", all";
 }
 
 void write_output(const std::string& path, const std::string& text) {
@@ -60,6 +63,29 @@ void write_output(const std::string& path, const std::string& text) {
     std::cout << text;
   else
     write_file(path, text);
+}
+
+// `-v`: a line per kernel saying whether the contraction emitter took its
+// nests and why it refused the loops it did not take, then the totals.
+void log_generator_stats(const GeneratorStats& s, bool contraction_kernels) {
+  for (const KernelStats& k : s.kernels) {
+    std::string refused;
+    for (const std::string& r : k.not_contraction) refused += (refused.empty() ? "" : "; ") + r;
+    if (k.contraction_nests > 0)
+      spdlog::debug("{}: contraction kernel for {} nest(s){}", k.symbol, k.contraction_nests,
+                    refused.empty() ? "" : "; other loops: " + refused);
+    else if (!contraction_kernels)
+      spdlog::debug("{}: no contraction kernel: --no-contraction-kernels", k.symbol);
+    else if (refused.empty())
+      spdlog::debug("{}: no contraction kernel: no loops", k.symbol);
+    else
+      spdlog::debug("{}: no contraction kernel: {}", k.symbol, refused);
+  }
+  spdlog::debug(
+      "x86 codegen: {} contraction nest(s), {} vectorized loop(s), {} serial fallback(s), "
+      "{} parallel loop(s), {} spill(s), {} reload(s)",
+      s.contraction_nests, s.vectorized_loops, s.serial_fallbacks, s.parallel_loops, s.spills,
+      s.reloads);
 }
 
 int run_compile(const CompileOptions& o) {
@@ -72,7 +98,8 @@ int run_compile(const CompileOptions& o) {
     std::cerr << "tirc compile: error: an input FILE is required\n";
     return kUsage;
   }
-  if (!o.print_after.empty() && o.print_after != "all" && !find_lowering_pass(o.print_after)) {
+  if (!o.print_after.empty() && o.print_after != "all" && o.print_after != "auto-schedule" &&
+      !find_lowering_pass(o.print_after)) {
     std::cerr << "tirc compile: error: unknown pass '" << o.print_after
               << "' for --print-after; valid names: " << pass_names() << "\n";
     return kUsage;
@@ -90,11 +117,9 @@ int run_compile(const CompileOptions& o) {
   IRModule m = load_module(o.file);
   if (!o.func.empty() && !m.find(o.func))
     throw Error("no function named '" + o.func + "' in " + o.file);
-  if (!o.trace.empty()) {
-    Schedule sch(std::move(m));
-    Trace::parse(read_file(o.trace), o.trace).apply_to(sch, o.func);
-    m = sch.mod();
-  }
+  m = schedule_module(m, o.scheduling, gen.target, o.func);
+  if (o.print_after == "all" || o.print_after == "auto-schedule")
+    std::cerr << "// -----// IR after auto-schedule //----- //\n" << print(m);
   IRModule selected;
   if (!o.func.empty())
     selected.add(o.func, m.at(o.func));
@@ -129,9 +154,14 @@ int run_compile(const CompileOptions& o) {
   } else if (o.emit == "c") {
     write_output(o.output, emit_c(functions, &m));
   } else if (o.emit == "asm") {
-    write_output(o.output, disassemble_x86(generate_x86(functions, gen)));
+    GeneratorStats stats;
+    const MachineCode code = generate_x86(functions, gen, &stats);
+    log_generator_stats(stats, gen.contraction_kernels);
+    write_output(o.output, disassemble_x86(code));
   } else {  // obj
-    const MachineCode code = generate_x86(functions, gen);
+    GeneratorStats stats;
+    const MachineCode code = generate_x86(functions, gen, &stats);
+    log_generator_stats(stats, gen.contraction_kernels);
     const std::string out = o.output.empty()
                                 ? c_identifier(std::filesystem::path(o.file).stem().string()) + ".o"
                                 : o.output;
@@ -163,7 +193,7 @@ void add_compile_command(CLI::App& app, int& status) {
       "Symbol prefix: functions are <name>_<func> (default: the file stem as a C identifier)");
   cmd->add_option("--target", opts->target,
                   "x86-64-avx512, x86-64-avx2 or native (default: what this CPU supports)");
-  cmd->add_option("--trace", opts->trace, "Apply this schedule script before lowering");
+  add_schedule_flags(cmd, opts->scheduling);
   cmd->add_flag("!--no-contraction-kernels", opts->contraction_kernels,
                 "Emit contraction nests through the general path, not the register-tiled emitter");
   cmd->add_option("--func", opts->func, "Compile only this function");

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "driver/schedule_flags.h"
 #include "driver/commands.h"
 #include "driver/model_io.h"
 #include "driver/session.h"
@@ -24,6 +25,7 @@ struct RunOptions {
   double atol = 1e-5;
   bool interpret = false;
   int repeat = 1;
+  ScheduleFlags scheduling;
 };
 
 struct Mismatch {
@@ -83,6 +85,11 @@ int run_model(const RunOptions& o) {
   }
 
   Target target = o.target.empty() ? host_target() : parse_target(o.target);
+  // The interpreter runs the module as written; compiled runs are scheduled.
+  if (!o.interpret) {
+    m = schedule_module(m, o.scheduling, target);
+    entry = find_entry(m, o.func);
+  }
   double seconds = run_entry(m, entry, args, target, o.interpret, o.repeat);
 
   int status = kOk;
@@ -129,6 +136,7 @@ void add_run_command(CLI::App& app, int& status) {
   cmd->add_option("--outputs", opts->outputs_dir, "Write every output to DIR/<name>.npy");
   cmd->add_option("--func", opts->func, "Run this function instead of the entry");
   cmd->add_option("--target", opts->target, "x86-64-avx512 or x86-64-avx2 (default: this CPU)");
+  add_schedule_flags(cmd, opts->scheduling);
   cmd->add_flag("--interpret", opts->interpret, "Run in the reference interpreter instead of compiled code");
   cmd->add_option("--repeat", opts->repeat, "Run N times and print the best latency")
       ->check(CLI::PositiveNumber);

@@ -1,7 +1,10 @@
 // tirc schedule: apply a schedule script (a trace in TVM's form) to a program.
+#include <spdlog/spdlog.h>
+
 #include <iostream>
 
 #include "driver/commands.h"
+#include "driver/schedule_flags.h"
 #include "driver/session.h"
 #include "ir/text/printer.h"
 #include "ir/verify.h"
@@ -19,6 +22,9 @@ struct ScheduleOptions {
   bool print_trace = false;
   bool json = false;
   bool verify = true;
+  bool automatic = false;
+  std::string target;
+  std::string cpu_model;
 };
 
 int run_schedule(const ScheduleOptions& o) {
@@ -29,9 +35,26 @@ int run_schedule(const ScheduleOptions& o) {
   IRModule mod = load_module(o.file);
   if (!o.func.empty() && !mod.find(o.func))
     throw Error("no function named '" + o.func + "' in " + o.file);
-  Trace script = Trace::parse(read_file(o.trace), o.trace);
-  Schedule sch(std::move(mod), o.seed);
-  script.apply_to(sch, o.func);
+  if (o.automatic == !o.trace.empty()) {
+    std::cerr << "tirc schedule: error: give either --trace SCRIPT or --auto\n";
+    return kUsage;
+  }
+  Schedule sch(mod, o.seed);
+  if (o.automatic) {
+    ScheduleFlags flags;
+    flags.cpu_model = o.cpu_model;
+    const RuleContext cx =
+        rule_context(flags, o.target.empty() ? host_target() : parse_target(o.target));
+    spdlog::debug("schedule rules for {}", cx.cpu.describe());
+    std::vector<std::string> skip;
+    for (const auto& [name, f] : mod.functions())
+      if (!o.func.empty() && name != o.func) skip.push_back(name);
+    AutoScheduleResult result = auto_schedule(mod, cx, skip, o.seed);
+    log_block_reports(result.blocks);
+    sch = std::move(result.schedule);
+  } else {
+    Trace::parse(read_file(o.trace), o.trace).apply_to(sch, o.func);
+  }
   if (o.verify) {
     std::vector<Diagnostic> diags = verify(sch.mod());
     if (!diags.empty()) {
@@ -56,11 +79,17 @@ int run_schedule(const ScheduleOptions& o) {
 
 void add_schedule_command(CLI::App& app, int& status) {
   auto opts = std::make_shared<ScheduleOptions>();
-  auto* cmd = app.add_subcommand("schedule", "Apply a schedule script to a TensorIR program");
+  auto* cmd = app.add_subcommand(
+      "schedule", "Apply a schedule script (or the default rules) to a TensorIR program");
   cmd->add_option("file", opts->file, "Input .tir file")->required();
   cmd->add_option("--trace", opts->trace,
-                  "Schedule script: sch.<primitive>(...) lines, as TVM prints a trace")
-      ->required();
+                  "Schedule script: sch.<primitive>(...) lines, as TVM prints a trace");
+  cmd->add_flag("--auto", opts->automatic,
+                "Schedule every block by the rules (the default schedule of compile and run)");
+  cmd->add_option("--target", opts->target,
+                  "With --auto: x86-64-avx512, x86-64-avx2 or native (default: this CPU)");
+  cmd->add_option("--cpu-model", opts->cpu_model,
+                  "With --auto: caches and threads to schedule for, e.g. l1d=32K,l2=1M,threads=2");
   cmd->add_option("-o,--output", opts->output,
                   "Write the scheduled program to this file instead of stdout");
   cmd->add_option("--func", opts->func,

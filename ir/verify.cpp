@@ -278,7 +278,7 @@ class FunctionVerifier : public StmtVisitor {
     for (const Expr& e : n->extents) visit(e);
     Frame f = enter();
     define(n->buffer_var, {}, true);
-    allocate_handles_.insert(n->buffer_var.get());
+    storage_handles_.insert(n->buffer_var.get());
     visit(n->body);
     leave(f);
   }
@@ -298,7 +298,7 @@ class FunctionVerifier : public StmtVisitor {
                              n->buffer_var->dtype.str() + ", not handle");
     Frame f = enter();
     define(n->buffer_var, {}, true);
-    allocate_handles_.insert(n->buffer_var.get());
+    storage_handles_.insert(n->buffer_var.get());
     const_handles_[n->buffer_var.get()] = n->constant;
     visit(n->body);
     leave(f);
@@ -394,6 +394,7 @@ class FunctionVerifier : public StmtVisitor {
   void declare_buffer_defining_shape(const Buffer& b) {
     if (!b) return;
     define(b->data, {}, false);
+    storage_handles_.insert(b->data.get());
     for (const auto* list : {&b->shape, &b->strides})
       for (const Expr& e : *list) {
         if (e.as<VarNode>())
@@ -414,8 +415,9 @@ class FunctionVerifier : public StmtVisitor {
 
   bool buffer_declared(const Buffer& b) const {
     if (buffers_in_scope_.count(b.get())) return true;
-    // Lowered code reads allocations through buffers over their handle.
-    return b->data && allocate_handles_.count(b->data.get()) && in_scope_.count(b->data.get());
+    // Lowered code reads allocations and parameters through flat buffers over
+    // their handle (`A_1 = T.Buffer((4096,), data=A.data)`).
+    return b->data && storage_handles_.count(b->data.get()) && in_scope_.count(b->data.get());
   }
 
   void check_buffer_declared(const Buffer& b, const std::string& use) {
@@ -665,7 +667,10 @@ class FunctionVerifier : public StmtVisitor {
   std::vector<ScopedVar> scope_;
   std::unordered_map<const VarNode*, int> in_scope_;
   std::unordered_set<const VarNode*> all_defs_, explicit_defs_, implicit_defs_;
-  std::unordered_set<const VarNode*> reported_vars_, reported_double_, allocate_handles_;
+  std::unordered_set<const VarNode*> reported_vars_, reported_double_;
+  // Handles of allocations, parameter and match_buffer buffers: the storage a
+  // flat buffer of lowered code may view.
+  std::unordered_set<const VarNode*> storage_handles_;
   std::unordered_map<const VarNode*, std::string> const_handles_;  // allocate_const var -> constant
   std::vector<const BufferNode*> buffers_;
   std::unordered_map<const BufferNode*, int> buffers_in_scope_;

@@ -89,6 +89,51 @@ std::string NameSet::fresh(const std::string& base) {
   return name;
 }
 
+namespace {
+
+class VariableRenewer : public StmtMutator {
+ public:
+  VariableRenewer(NameSet& names, VarMap& vmap) : names_(names), vmap_(vmap) {}
+
+ protected:
+  Expr mutate_var(const Expr& e) override {
+    auto it = vmap_.find(e.as<VarNode>());
+    return it == vmap_.end() ? e : it->second;
+  }
+
+  Stmt mutate_for(const Stmt&, const ForNode* n) override {
+    Var v = renew(n->loop_var);
+    auto m = std::make_shared<ForNode>(v, mutate(n->min), mutate(n->extent), n->for_kind,
+                                       mutate(n->body), n->thread_tag, n->annotations);
+    m->loc = n->loc;
+    return Stmt(std::move(m));
+  }
+
+  Stmt mutate_let(const Stmt&, const LetStmtNode* n) override {
+    Expr value = mutate(n->value);  // the new variable is not in scope in its own value
+    Var v = renew(n->var);
+    auto m = std::make_shared<LetStmtNode>(v, value, mutate(n->body));
+    m->loc = n->loc;
+    return Stmt(std::move(m));
+  }
+
+ private:
+  Var renew(const Var& old) {
+    Var v = make_var(names_.fresh(old->name), old->dtype);
+    vmap_[old.get()] = v;
+    return v;
+  }
+
+  NameSet& names_;
+  VarMap& vmap_;
+};
+
+}  // namespace
+
+Stmt with_new_variables(const Stmt& s, NameSet& names, VarMap& vmap) {
+  return VariableRenewer(names, vmap).mutate(s);
+}
+
 std::unordered_set<const VarNode*> vars_of(const Expr& e) {
   VarCollector c;
   if (e) c.visit(e);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/function.h"
+#include "ir/substitute.h"
 
 namespace tirc::passes {
 
@@ -20,6 +21,12 @@ class NameSet {
  private:
   std::unordered_set<std::string> used_;
 };
+
+// A copy of s in which every loop and let variable it defines is a new
+// variable (named by `names`) and every use of a variable in `vmap` is
+// replaced; the new definitions are added to vmap. For placing a second copy
+// of a statement beside the first: the lowered form defines each variable once.
+Stmt with_new_variables(const Stmt& s, NameSet& names, VarMap& vmap);
 
 // Variables an expression mentions.
 std::unordered_set<const VarNode*> vars_of(const Expr& e);

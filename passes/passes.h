@@ -18,6 +18,10 @@ PrimFunc lower_blocks(const PrimFunc& f);
 PrimFunc flatten_buffers(const PrimFunc& f);
 // Simplifies every index, condition and loop bound; drops provably true ifs.
 PrimFunc simplify_lowered(const PrimFunc& f);
+// Splits a loop whose body is guarded by a condition that holds on part of
+// its range into a main part without the guard and head/tail parts that keep
+// it; drops iterations where such a guard never holds.
+PrimFunc partition_loops(const PrimFunc& f);
 // Lets allocations whose lifetimes do not overlap share storage.
 PrimFunc plan_storage(const PrimFunc& f);
 

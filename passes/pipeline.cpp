@@ -17,6 +17,10 @@ const std::vector<LoweringPass>& lowering_passes() {
       {"flatten-buffers", "access every buffer through one element offset on flat storage",
        flatten_buffers},
       {"simplify", "simplify every index, condition and loop bound", simplify_lowered},
+      {"partition-loops",
+       "split loops whose guard holds on a prefix of their range into an unguarded main part "
+       "and a guarded or shrunk tail",
+       partition_loops},
       {"plan-storage", "let allocations whose lifetimes do not overlap share storage",
        plan_storage},
   };

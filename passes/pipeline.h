@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/function.h"
+#include "ir/lowered_form.h"  // check_lowered_form, for lower()'s callers
 
 namespace tirc {
 
@@ -18,7 +19,8 @@ struct LoweringPass {
 };
 
 // The passes in the order lower() runs them:
-//   decompose-reductions, lower-blocks, flatten-buffers, simplify, plan-storage
+//   decompose-reductions, lower-blocks, flatten-buffers, simplify, partition-loops,
+//   plan-storage
 const std::vector<LoweringPass>& lowering_passes();
 
 // Called after each pass with the pass name and its result.
@@ -31,11 +33,6 @@ PrimFunc lower(const PrimFunc& f, const PassObserver& after_each = {});
 
 // Lowers every function of m (names kept).
 IRModule lower(const IRModule& m, const PassObserver& after_each = {});
-
-// Throws tirc::Error (naming the construct, with its source location when
-// known) unless f is in the lowered form of passes/LOWERED.md. Code
-// generators call this on their input.
-void check_lowered_form(const PrimFunc& f);
 
 // The pass named `name`, or nullptr.
 const LoweringPass* find_lowering_pass(std::string_view name);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 #include <optional>
-#include <set>
 #include <unordered_set>
 
 #include "ir/arith/analyzer.h"
@@ -172,84 +171,6 @@ std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
     for (size_t i = 0; i < r->iter_values.size() && i < r->block->iter_vars.size(); ++i)
       if (uses_var(r->iter_values[i], loop_var)) out.push_back({r, &r->block->iter_vars[i]});
   return out;
-}
-
-namespace {
-
-// Whether some index of the region uses the variable (C[vi, vj], or a layout
-// transform's B[vj // 32, vk, vj % 32]).
-bool indexed_by(const BufferRegion& region, const Var& v) {
-  for (const Range& r : region.region)
-    if (uses_var(r.min, v.get())) return true;
-  return false;
-}
-
-// Loop variables the expression uses.
-void collect_vars(const Expr& e, std::vector<const VarNode*>* out) {
-  struct Collect : ExprVisitor {
-    std::vector<const VarNode*>* out;
-    void visit_var(const VarNode* v) override {
-      if (std::find(out->begin(), out->end(), v) == out->end()) out->push_back(v);
-    }
-  } c;
-  c.out = out;
-  c.visit(e);
-}
-
-}  // namespace
-
-bool feeds_injectively(const BlockRealizeNode* r, const ForNode* loop) {
-  std::vector<Expr> spatial;
-  for (size_t i = 0; i < r->iter_values.size() && i < r->block->iter_vars.size(); ++i)
-    if (r->block->iter_vars[i].kind == IterKind::DataPar &&
-        uses_var(r->iter_values[i], loop->loop_var.get()))
-      spatial.push_back(r->iter_values[i]);
-  if (spatial.empty()) return false;
-  auto extent = as_const_int(loop->extent);
-  auto start = as_const_int(loop->min);
-  // Exhaustively for loops of moderate length: the other variables held at 0
-  // (affine bindings keep each loop's contribution separate).
-  if (!extent || !start || *extent > 4096) return true;
-  std::vector<const VarNode*> vars;
-  for (const Expr& e : spatial) collect_vars(e, &vars);
-  std::set<std::vector<int64_t>> seen;
-  for (int64_t i = 0; i < *extent; ++i) {
-    VarMap vmap;
-    for (const VarNode* v : vars)
-      vmap[v] = make_int(v == loop->loop_var.get() ? *start + i : 0, v->dtype);
-    std::vector<int64_t> point;
-    for (const Expr& e : spatial) {
-      auto value = as_const_int(simplify(substitute(e, vmap)));
-      if (!value) return true;  // not decidable this way; assume distinct
-      point.push_back(*value);
-    }
-    if (!seen.insert(point).second) return false;
-  }
-  return true;
-}
-
-std::optional<std::string> iteration_write_conflict(const Stmt& loop_stmt) {
-  const ForNode* loop = loop_stmt.as<ForNode>();
-  if (!loop) return std::nullopt;
-  const std::string& name = loop->loop_var->name;
-  for (const BlockRealizeNode* r : child_blocks(loop->body)) {
-    std::vector<const IterVar*> fed;
-    for (const BoundIterVar& b : iter_vars_bound_by(loop->loop_var.get(), {r}))
-      fed.push_back(b.iter_var);
-    for (const BufferRegion& w : r->block->writes) {
-      if (fed.empty())
-        return "block " + r->block->name + " writes " + w.buffer->name +
-               " at the same place in every iteration of loop " + name;
-      if (!feeds_injectively(r, loop))
-        return "block " + r->block->name + " computes the same element of " + w.buffer->name +
-               " in several iterations of loop " + name;
-      for (const IterVar* v : fed)
-        if (!indexed_by(w, v->var))
-          return "block " + r->block->name + " writes " + w.buffer->name + " at an index without " +
-                 v->var->name + ", so iterations of loop " + name + " may write the same element";
-    }
-  }
-  return std::nullopt;
 }
 
 bool is_param_buffer(const PrimFunc& f, const Buffer& b) {

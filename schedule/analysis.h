@@ -46,19 +46,6 @@ struct BoundIterVar {
 std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
                                              const std::vector<const BlockRealizeNode*>& blocks);
 
-// Whether distinct iterations of `loop` give the block distinct values of its
-// spatial iteration variables (false when the loop feeds none of them, or
-// feeds them only partly, like `f // 32` of a fused loop without `f % 32`).
-bool feeds_injectively(const BlockRealizeNode* block, const ForNode* loop);
-
-// Why two iterations of `loop` (a For) could write the same element, or
-// nullopt when they cannot: every block under it that writes a buffer not
-// allocated under it must have the loop feed its spatial iteration variables
-// and use each of those variables in an index of every write (C[vi, vj]).
-// A block the loop does not feed (computed again in every iteration, as after
-// compute_at under a data-parallel loop) writes the same elements each time.
-std::optional<std::string> iteration_write_conflict(const Stmt& loop);
-
 // True when b is one of f's parameters (an input or output the schedule
 // must keep).
 bool is_param_buffer(const PrimFunc& f, const Buffer& b);

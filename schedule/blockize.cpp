@@ -243,7 +243,7 @@ BlockRV Schedule::blockize(LoopRV loop, bool preserve_unit_iters) {
   const LoopEntry le = resolve(loop, "blockize");
   const PrimFunc f = mod_.at(le.func);
   BlockizeOutcome out = blockize_loop(f->body, le.var.get(), preserve_unit_iters, "blockize");
-  update_func(le.func, with_body(f, out.body));
+  update_func(le.func, with_body(f, out.body), "blockize");
   BlockRV rv = new_block_rv(le.func, out.outer_name);
   record(Instruction{"blockize",
                      {},
@@ -319,7 +319,7 @@ BlockRV Schedule::blockize(const std::vector<BlockRV>& blocks, bool preserve_uni
       range.last = std::max(range.last, idx);
     }
     for (size_t i = range.first; i <= range.last; ++i)
-      for (const BlockRealizeNode* r : child_blocks(elems[i]))
+      for (const BlockRealizeNode* r : outermost_blocks(elems[i]))
         if (!listed.count(r))
           throw ScheduleError(P, "blocks " + names + " are not consecutive: block " +
                                      r->block->name + " lies between them");
@@ -371,7 +371,8 @@ BlockRV Schedule::blockize(const std::vector<BlockRV>& blocks, bool preserve_uni
                    elems.end());
     replacement = make_seq(rebuilt);
   }
-  update_func(func, with_body(f, replace_stmt(f->body, range.parent.get(), replacement)));
+  update_func(func, with_body(f, replace_stmt(f->body, range.parent.get(), replacement)),
+              "blockize");
 
   BlockRV rv = new_block_rv(func, outer->name);
   TraceList targets;

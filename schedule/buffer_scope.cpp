@@ -38,7 +38,7 @@ void Schedule::set_scope(BlockRV block, int buffer_index, const std::string& sto
   if (storage_scope.empty()) throw ScheduleError(P, "the storage scope is empty");
 
   Buffer scoped = with_scope(buf, storage_scope);
-  update_func(entry.func, with_body(f, replace_buffer(f->body, buf, scoped)));
+  update_func(entry.func, with_body(f, replace_buffer(f->body, buf, scoped)), "set_scope");
   record({"set_scope",
           {},
           {{"block", trace_rv(block)},
@@ -89,7 +89,7 @@ void Schedule::storage_align(BlockRV block, int buffer_index, int axis, int fact
     stride_exprs.push_back(make_int(strides[d], buf->shape[d].dtype()));
 
   Buffer aligned = with_strides(buf, std::move(stride_exprs));
-  update_func(entry.func, with_body(f, replace_buffer(f->body, buf, aligned)));
+  update_func(entry.func, with_body(f, replace_buffer(f->body, buf, aligned)), "storage_align");
   record({"storage_align",
           {},
           {{"block", trace_rv(block)},

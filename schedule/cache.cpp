@@ -166,7 +166,7 @@ BlockRV Schedule::cache_read(BlockRV block, int read_buffer_index, const std::st
   Block new_scope =
       insert_stage(*scope.as<BlockNode>(), last_writer ? *last_writer + 1 : 0, stage, cache);
   Stmt body = replace_stmt(f->body, loc.scope, with_block(*loc.scope, new_scope));
-  update_func(entry.func, with_body(f, body));
+  update_func(entry.func, with_body(f, body), "cache_read");
 
   BlockRV out = new_block_rv(entry.func, name);
   Instruction inst{"cache_read",
@@ -240,7 +240,7 @@ BlockRV Schedule::cache_write(BlockRV block, int write_buffer_index,
   Stmt scope = redirect(Stmt(loc.scope->block), redirected, dst, cache);
   Block new_scope = insert_stage(*scope.as<BlockNode>(), loc.top_index + 1, stage, cache);
   Stmt body = replace_stmt(f->body, loc.scope, with_block(*loc.scope, new_scope));
-  update_func(entry.func, with_body(f, body));
+  update_func(entry.func, with_body(f, body), "cache_write");
 
   BlockRV out = new_block_rv(entry.func, name);
   Instruction inst{"cache_write",

@@ -197,7 +197,7 @@ void Schedule::compute_inline(BlockRV block) {
   LoadInliner inliner(out, vars, store->value);
   body = inliner.mutate(body);
   if (!buffer_used(body, out)) body = remove_alloc(body, out);
-  update_func(entry.func, with_body(f, body));
+  update_func(entry.func, with_body(f, body), "compute_inline");
   record(Instruction{"compute_inline", {}, {{"block", trace_rv(block)}}, {}});
 }
 
@@ -290,7 +290,7 @@ void Schedule::reverse_compute_inline(BlockRV block) {
     throw ScheduleError(
         prim, "buffer " + mid->name + " is still used outside blocks " + p.name + " and " + c.name);
   body = remove_alloc(body, mid);
-  update_func(entry.func, with_body(f, body));
+  update_func(entry.func, with_body(f, body), "reverse_compute_inline");
   record(Instruction{"reverse_compute_inline", {}, {{"block", trace_rv(block)}}, {}});
 }
 

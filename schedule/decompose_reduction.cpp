@@ -5,6 +5,7 @@
 #include "ir/arith/region.h"
 #include "ir/substitute.h"
 #include "schedule/analysis.h"
+#include "schedule/iteration_conflict.h"
 #include "schedule/schedule.h"
 #include "schedule/state.h"
 
@@ -65,7 +66,7 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
       if (blk.iter_vars[i].kind == IterKind::Reduce && uses_var(realize->iter_values[i], v))
         binds_reduce = true;
     if (binds && !binds_reduce && !is_const_int(loops[l]->extent, 1) &&
-        !feeds_injectively(realize, loops[l]))
+        !feeds_injectively(realize, loops, l))
       throw ScheduleError(kPrimitive, "loop " + v->name + " repeats the reduction of block " +
                                           blk.name +
                                           ": several of its iterations compute the same element");
@@ -127,7 +128,7 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
   Stmt new_loop = replace_stmt(loop_stmt, realize, with_block(*realize, update));
   Stmt body = replace_stmt(f->body, loop_stmt.get(), make_seq({init_nest, new_loop}));
 
-  update_func(func, with_body(f, body));
+  update_func(func, with_body(f, body), "decompose_reduction");
   // The handles of the reduction block follow it under its new name.
   for (auto& [id, entry] : blocks_)
     if (entry.func == func && entry.name == blk.name) entry.name = update->name;

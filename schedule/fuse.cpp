@@ -80,7 +80,7 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loop_rvs, bool preserve_unit_it
   }
   Stmt body = substitute_bindings(loops.back()->body, vmap, az);
   body = make_for(fused, make_int(0, dt), make_int(product, dt), ForKind::Serial, body);
-  update_func(func, with_body(f, replace_stmt(f->body, loops[0], body)));
+  update_func(func, with_body(f, replace_stmt(f->body, loops[0], body)), "fuse");
 
   LoopRV out = new_loop_rv(func, fused);
   inst.outputs.push_back(trace_rv(out));

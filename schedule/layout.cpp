@@ -198,7 +198,7 @@ void Schedule::transform_layout(BlockRV block, BufferIndex buffer, const IndexMa
   fn->body = body;
   for (Param& p : fn->params)
     if (p.buffer == buf) p.buffer = moved;
-  update_func(entry.func, fn);
+  update_func(entry.func, fn, "transform_layout");
   record({"transform_layout",
           {},
           {{"block", trace_rv(block)},
@@ -339,7 +339,7 @@ BlockRV Schedule::reindex(BlockRV block, BufferIndex buffer) {
   Block new_scope = insert_stage(*scope.as<BlockNode>(),
                                  buffer.is_write ? loc.top_index + 1 : loc.top_index, stage, re);
   Stmt body = replace_stmt(f->body, loc.scope, with_block(*loc.scope, new_scope));
-  update_func(entry.func, with_body(f, body));
+  update_func(entry.func, with_body(f, body), "reindex");
 
   BlockRV out = new_block_rv(entry.func, name);
   record({"reindex",

@@ -5,6 +5,7 @@
 
 #include "ir/text/printer.h"
 #include "schedule/analysis.h"
+#include "schedule/iteration_conflict.h"
 #include "schedule/loop_rewrite.h"
 #include "schedule/schedule.h"
 
@@ -63,12 +64,13 @@ static void set_loop_kind(Schedule& sch, LoopRV rv, const std::string& primitive
   LoopAt at = locate(sch, rv, primitive);
   const PrimFunc& f = sch.func(at.func);
   Stmt replaced = replace_stmt(f->body, at.loop, with_kind(*at.loop, kind, std::move(tag)));
-  sch.update_func(at.func, with_body(f, replaced));
+  sch.update_func(at.func, with_body(f, replaced), primitive);
 }
 
-// Concurrent iterations must not write the same element.
+// Concurrent iterations (threads, vector lanes) must not write an element
+// another iteration writes or reads.
 static void check_no_write_conflict(const LoopAt& at, const std::string& primitive) {
-  if (auto why = iteration_write_conflict(at.path.node())) throw ScheduleError(primitive, *why);
+  if (auto why = iteration_conflict(at.path)) throw ScheduleError(primitive, *why);
 }
 
 void Schedule::parallel(LoopRV loop) {
@@ -85,6 +87,7 @@ void Schedule::vectorize(LoopRV loop) {
     throw ScheduleError("vectorize", "loop " + at.loop->loop_var->name +
                                          " has non-constant extent " + print_expr(at.loop->extent));
   check_data_parallel(*this, at, "vectorize");
+  check_no_write_conflict(at, "vectorize");
   set_loop_kind(*this, loop, "vectorize", ForKind::Vectorized, "");
   record(Instruction{"vectorize", {}, {{"loop", trace_rv(loop)}}, {}, false});
 }
@@ -131,14 +134,17 @@ void edit_annotations(Schedule& sch, BlockOrLoop target, const std::string& prim
     auto block = std::make_shared<BlockNode>(*realize->block);
     block->annotations = edit(realize->block->annotations, "block " + e.name);
     sch.update_func(e.func,
-                    with_body(f, replace_stmt(f->body, realize, with_block(*realize, block))));
+                    with_body(f, replace_stmt(f->body, realize, with_block(*realize, block))),
+                    primitive);
     return;
   }
   LoopAt at = locate(sch, std::get<LoopRV>(target), primitive);
   const PrimFunc& f = sch.func(at.func);
   Annotations ann = edit(at.loop->annotations, "loop " + at.loop->loop_var->name);
-  sch.update_func(at.func, with_body(f, replace_stmt(f->body, at.loop,
-                                                     with_annotations(*at.loop, std::move(ann)))));
+  sch.update_func(
+      at.func,
+      with_body(f, replace_stmt(f->body, at.loop, with_annotations(*at.loop, std::move(ann)))),
+      primitive);
 }
 
 }  // namespace

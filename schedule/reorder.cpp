@@ -120,7 +120,7 @@ void Schedule::reorder(const std::vector<LoopRV>& ordered_loops) {
   }
 
   Stmt rebuilt = wrap_loops(reordered, chain.back()->body);
-  update_func(func, with_body(f, replace_stmt(f->body, chain.front(), rebuilt)));
+  update_func(func, with_body(f, replace_stmt(f->body, chain.front(), rebuilt)), "reorder");
 
   Instruction inst{P, {}, {}, {}, false};
   for (LoopRV l : ordered_loops) inst.positional.emplace_back(trace_rv(l));
@@ -148,7 +148,7 @@ LoopRV Schedule::add_unit_loop(BlockOrLoop target) {
   if (auto* loop = node.as<ForNode>()) dt = loop->loop_var->dtype;
   Var u = make_var("u", dt);
   Stmt wrapped = make_for(u, make_int(0, dt), make_int(1, dt), ForKind::Serial, node);
-  update_func(func, with_body(f, replace_stmt(f->body, node.get(), wrapped)));
+  update_func(func, with_body(f, replace_stmt(f->body, node.get(), wrapped)), "add_unit_loop");
 
   LoopRV out = new_loop_rv(func, u);
   Instruction inst;

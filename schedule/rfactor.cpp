@@ -302,7 +302,7 @@ BlockRV Schedule::rfactor(LoopRV loop, int factor_axis) {
   new_scope->body = replace_stmt(scope->block->body, top.get(), make_seq({rf_nest, wb_nest}));
   new_scope->alloc_buffers.push_back(rf_buf);
   Stmt body = replace_stmt(f->body, scope, with_block(*scope, new_scope));
-  update_func(func, with_body(f, body));
+  update_func(func, with_body(f, body), "rfactor");
 
   BlockRV out = new_block_rv(func, rf->name);
   record(Instruction{

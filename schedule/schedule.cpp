@@ -1,4 +1,5 @@
 #include "schedule/schedule.h"
+#include "schedule/iteration_conflict.h"
 
 #include "schedule/state.h"
 
@@ -8,21 +9,25 @@ Schedule::Schedule(IRModule mod, uint64_t seed) : mod_(std::move(mod)), rng_stat
 
 const Schedule::BlockEntry& Schedule::resolve(BlockRV b, const std::string& primitive) const {
   auto it = blocks_.find(b.id);
-  if (it == blocks_.end()) throw ScheduleError(primitive, "unknown block handle b" + std::to_string(b.id));
+  if (it == blocks_.end())
+    throw ScheduleError(primitive, "unknown block handle b" + std::to_string(b.id));
   const BlockEntry& e = it->second;
   const PrimFunc* f = mod_.find(e.func);
   if (!f || !find_block((*f)->body, e.name))
-    throw ScheduleError(primitive, "block " + e.name + " (b" + std::to_string(b.id) + ") no longer exists");
+    throw ScheduleError(primitive,
+                        "block " + e.name + " (b" + std::to_string(b.id) + ") no longer exists");
   return e;
 }
 
 const Schedule::LoopEntry& Schedule::resolve(LoopRV l, const std::string& primitive) const {
   auto it = loops_.find(l.id);
-  if (it == loops_.end()) throw ScheduleError(primitive, "unknown loop handle l" + std::to_string(l.id));
+  if (it == loops_.end())
+    throw ScheduleError(primitive, "unknown loop handle l" + std::to_string(l.id));
   const LoopEntry& e = it->second;
   const PrimFunc* f = mod_.find(e.func);
   if (!f || !find_loop((*f)->body, e.var.get()))
-    throw ScheduleError(primitive, "loop " + e.var->name + " (l" + std::to_string(l.id) + ") no longer exists");
+    throw ScheduleError(
+        primitive, "loop " + e.var->name + " (l" + std::to_string(l.id) + ") no longer exists");
   return e;
 }
 
@@ -55,11 +60,19 @@ int64_t Schedule::get(ExprRV v) const {
   return it->second;
 }
 
-std::string Schedule::get(BlockRV b) const { return resolve(b, "get").name; }
+std::string Schedule::get(BlockRV b) const {
+  return resolve(b, "get").name;
+}
 
-Var Schedule::get(LoopRV l) const { return resolve(l, "get").var; }
+Var Schedule::get(LoopRV l) const {
+  return resolve(l, "get").var;
+}
 
-void Schedule::update_func(const std::string& func, PrimFunc f) { mod_.add(func, std::move(f)); }
+void Schedule::update_func(const std::string& func, PrimFunc f, const std::string& primitive) {
+  if (auto why = concurrent_loop_conflict(mod_.at(func)->body, f->body))
+    throw ScheduleError(primitive, *why);
+  mod_.add(func, std::move(f));
+}
 
 uint64_t Schedule::next_random() {
   // splitmix64: small, fast, and the same on every platform.

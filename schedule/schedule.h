@@ -59,7 +59,7 @@ class Schedule {
   std::vector<BlockRV> get_producers(BlockRV block);
   std::vector<BlockRV> get_consumers(BlockRV block);
 
-  // ---- loops (schedule/loops.cpp) ------------------------------------------
+  // ---- loops (schedule/split.cpp, fuse.cpp, reorder.cpp) ---------------------
   std::vector<LoopRV> split(LoopRV loop, const std::vector<SplitFactor>& factors,
                             bool preserve_unit_iters = true);
   LoopRV fuse(const std::vector<LoopRV>& loops, bool preserve_unit_iters = true);
@@ -82,7 +82,7 @@ class Schedule {
   void compute_inline(BlockRV block);
   void reverse_compute_inline(BlockRV block);
 
-  // ---- caches and layout (schedule/cache.cpp, layout.cpp) -------------------
+  // ---- caches and layout (schedule/cache.cpp, buffer_scope.cpp, layout.cpp) -
   BlockRV cache_read(BlockRV block, int read_buffer_index, const std::string& storage_scope,
                      const std::vector<BlockRV>& consumer_blocks = {});
   BlockRV cache_write(BlockRV block, int write_buffer_index, const std::string& storage_scope,
@@ -92,7 +92,7 @@ class Schedule {
   void transform_layout(BlockRV block, BufferIndex buffer, const IndexMap& index_map);
   BlockRV reindex(BlockRV block, BufferIndex buffer);
 
-  // ---- reductions (schedule/reduction.cpp) ----------------------------------
+  // ---- reductions (schedule/decompose_reduction.cpp, rfactor.cpp) ------------
   BlockRV decompose_reduction(BlockRV block, LoopRV loop);
   BlockRV rfactor(LoopRV loop, int factor_axis);
 
@@ -139,8 +139,12 @@ class Schedule {
   TraceRV trace_rv(ExprRV v) const { return {'v', v.id}; }
   TraceValue trace_value(BlockOrLoop t) const;
 
-  // Replaces a function (after a primitive's checks have passed).
-  void update_func(const std::string& func, PrimFunc f);
+  // Replaces a function (after a primitive's checks have passed). Every
+  // parallel, vectorized and thread-bound loop of the result must still be
+  // proved free of conflicts between iterations (a reorder, compute_at or
+  // inline can break what held when the loop was marked); otherwise the
+  // primitive is refused and nothing changes.
+  void update_func(const std::string& func, PrimFunc f, const std::string& primitive);
   void record(Instruction inst) { trace_.append(std::move(inst)); }
   // A fresh value of the schedule's random generator (splitmix64).
   uint64_t next_random();

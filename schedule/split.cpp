@@ -96,7 +96,7 @@ std::vector<LoopRV> Schedule::split(LoopRV loop_rv, const std::vector<SplitFacto
   for (size_t k = vars.size(); k-- > 0;)
     body = make_for(vars[k], make_int(0, dt), make_int(values[k], dt), ForKind::Serial, body);
 
-  update_func(entry.func, with_body(f, replace_stmt(f->body, loop, body)));
+  update_func(entry.func, with_body(f, replace_stmt(f->body, loop, body)), "split");
 
   Instruction inst;
   inst.kind = P;

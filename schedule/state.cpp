@@ -237,6 +237,11 @@ std::vector<const BlockRealizeNode*> child_blocks(const Stmt& s) {
   return c.blocks;
 }
 
+std::vector<const BlockRealizeNode*> outermost_blocks(const Stmt& s) {
+  if (auto* r = s.as<BlockRealizeNode>()) return {r};
+  return child_blocks(s);
+}
+
 Stmt with_body(const ForNode& loop, Stmt body) {
   auto n = std::make_shared<ForNode>(loop.loop_var, loop.min, loop.extent, loop.for_kind, std::move(body),
                                      loop.thread_tag, loop.annotations);

@@ -40,8 +40,12 @@ Stmt replace_stmt(const Stmt& root, const StmtNode* target, const Stmt& replacem
 
 // Block realizes under s in program order; nested ones after their parent.
 std::vector<const BlockRealizeNode*> collect_blocks(const Stmt& s);
-// The block realizes directly under s (not inside another block).
+// The block realizes directly under s (not inside another block). When s is
+// itself a block (realize), its children: the blocks in its body.
 std::vector<const BlockRealizeNode*> child_blocks(const Stmt& s);
+// The outermost block realizes of s: s itself when it is a block realize,
+// else child_blocks(s). For a statement in a sequence, the blocks it holds.
+std::vector<const BlockRealizeNode*> outermost_blocks(const Stmt& s);
 
 // Copies with one field changed.
 Stmt with_body(const ForNode& loop, Stmt body);

@@ -289,7 +289,7 @@ void Schedule::tensorize(BlockOrLoop target, const std::string& intrin, bool pre
   Stmt new_body = replace_stmt(body, realize, with_block(*realize, out));
 
   const PrimFunc f = mod_.at(func);
-  update_func(func, with_body(f, new_body));
+  update_func(func, with_body(f, new_body), "tensorize");
   record(Instruction{kPrimitive,
                      {},
                      {{"block_or_loop", trace_value(target)},

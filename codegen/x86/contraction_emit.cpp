@@ -378,21 +378,27 @@ bool displacements_fit(const ContractionPlan& plan) {
 
 }  // namespace
 
-bool try_emit_contraction(EmitContext& ctx, const ForNode& root) {
+bool try_emit_contraction(EmitContext& ctx, const ForNode& root, std::string* why_not) {
   const Target& target = ctx.target();
   std::vector<Reg64> gprs = ctx.scratch_gprs();
   std::vector<int> vregs = ctx.scratch_vector_registers();
-  if (gprs.size() < 5 || vregs.size() < 6) return false;
+  auto refuse = [&](std::string reason) {
+    if (why_not) *why_not = std::move(reason);
+    return false;
+  };
+  if (gprs.size() < 5 || vregs.size() < 6) return refuse("too few free registers here");
   PlanLimits limits;
   int missing = target.vector_registers() - static_cast<int>(vregs.size());
   limits.reserved_vector_registers += std::max(0, missing);
-  auto plan = plan_contraction(root, target, limits);
+  std::string why;
+  auto plan = plan_contraction(root, target, limits, &why);
   if (plan && target.isa == Isa::avx2 && plan->vector_tail) {
     // The AVX2 tail mask lives in a vector register too.
     ++limits.reserved_vector_registers;
-    plan = plan_contraction(root, target, limits);
+    plan = plan_contraction(root, target, limits, &why);
   }
-  if (!plan || !displacements_fit(*plan)) return false;
+  if (!plan) return refuse(why);
+  if (!displacements_fit(*plan)) return refuse("an operand displacement does not fit in 32 bits");
   ContractionEmitter(ctx, *plan, std::move(gprs), std::move(vregs)).emit();
   return true;
 }

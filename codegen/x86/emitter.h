@@ -13,6 +13,7 @@
 
 #include "codegen/x86/constant_pool.h"
 #include "codegen/x86/generator.h"
+#include "codegen/x86/insertion_ordered_map.h"
 #include "codegen/x86/machine_code.h"
 #include "codegen/x86/registers.h"
 #include "ir/function.h"
@@ -176,8 +177,8 @@ class FunctionEmitter {
   std::string symbol_;
   Frame frame_;
   RegisterPool regs_;
-  std::map<const VarNode*, VarLoc> vars_;
-  std::map<const VarNode*, StorageLoc> storage_;
+  InsertionOrderedMap<const VarNode*, VarLoc> vars_;
+  InsertionOrderedMap<const VarNode*, StorageLoc> storage_;
   std::map<const ExprNode*, int> need_cache_;
   Xbyak::Label fail_label_;
   Xbyak::Label* fail_target_ = &fail_label_;  // integer division by zero jumps here

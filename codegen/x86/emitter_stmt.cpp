@@ -321,13 +321,14 @@ bool FunctionEmitter::offer_contraction(const ForNode& f) {
     taken.push_back(r);
   }
   bool done = false;
+  std::string why_not = "too few free general-purpose registers here";
   if (taken.size() == 8) {
     std::vector<Xbyak::Reg64> gprs;
     for (int r : taken) gprs.emplace_back(r);
     std::vector<int> vecs = vec_pool(target_.isa);
     ContextImpl cx(*this, gprs, vecs);
     try {
-      done = try_emit_contraction(cx, f);
+      done = try_emit_contraction(cx, f, &why_not);
     } catch (...) {
       for (int r : taken) regs_.give_back_gpr(r);
       throw;
@@ -335,6 +336,14 @@ bool FunctionEmitter::offer_contraction(const ForNode& f) {
   }
   for (int r : taken) regs_.give_back_gpr(r);
   if (done) ++m_.stats.contraction_nests;
+  if (!m_.stats.kernels.empty()) {
+    KernelStats& k = m_.stats.kernels.back();
+    if (done)
+      ++k.contraction_nests;
+    else if (std::find(k.not_contraction.begin(), k.not_contraction.end(), why_not) ==
+             k.not_contraction.end())
+      k.not_contraction.push_back(why_not);
+  }
   return done;
 }
 

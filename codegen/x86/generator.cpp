@@ -64,6 +64,7 @@ MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
       check_symbol(fc.symbol, seen);
       if (!fc.lowered || !fc.lowered->body)
         throw Error("x86 codegen: function " + fc.symbol + " has no body");
+      m.stats.kernels.push_back({fc.symbol, 0, {}});
       Xbyak::Label& entry = entries[i];
       code.align(16);
       size_t start = code.getSize();

@@ -50,11 +50,22 @@ struct GeneratorOptions {
 // parallel loop Allocate stays on the stack (at most 4 MiB) and call_kernel is
 // refused. A function returns 1 after an integer division by zero.
 // Throws tirc::Error (with the statement's location when known) for anything
-// outside the lowered form or not supported on the target.
+// it cannot emit or the target does not support, as it meets it. It accepts a
+// little more than the lowered form (DeclBuffer, multi-extent AllocateConst),
+// so it does not call check_lowered_form.
 MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
                          const GeneratorOptions& options);
 
-// What the generator did, for tests and `-v` logging.
+// How one function's loop nests went through the contraction emitter.
+struct KernelStats {
+  std::string symbol;
+  int contraction_nests = 0;  // nests taken by the contraction emitter
+  // Why loops offered to it were refused, distinct reasons in the order met
+  // (every loop is offered, outermost first, until a nest is taken).
+  std::vector<std::string> not_contraction;
+};
+
+// What the generator did, for tests and `tirc compile -v` logging.
 struct GeneratorStats {
   int spills = 0;             // register -> stack stores forced by register pressure
   int reloads = 0;            // loads of spilled temporaries
@@ -63,6 +74,7 @@ struct GeneratorStats {
   int serial_fallbacks = 0;   // Vectorized loops emitted serially (the rule refused them)
   int contraction_nests = 0;  // nests taken by the contraction emitter
   int parallel_loops = 0;     // loops outlined for tirc_parallel_for
+  std::vector<KernelStats> kernels;  // one per function, in the order given
 };
 MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
                          const GeneratorOptions& options, GeneratorStats* stats);

@@ -12,10 +12,15 @@ namespace {
 
 const char* const kCompileFlags = "-O1 -std=c99 -ffp-contract=off -Wall -Wextra -pedantic -Werror";
 
+// Both are installed by cmake/install-deps.sh: a missing one is a broken
+// setup, which fails here rather than passing without compiling anything.
 std::vector<std::string> compilers() {
   std::vector<std::string> out;
-  for (const char* c : {"cc", "clang-19"})
-    if (have_program(c)) out.push_back(c);
+  for (const char* c : {"cc", "clang-19"}) {
+    INFO("C compiler " << c << " (cmake/install-deps.sh installs it)");
+    REQUIRE(have_program(c));
+    out.push_back(c);
+  }
   return out;
 }
 
@@ -264,7 +269,7 @@ TEST_CASE("C emitter: the ABI of the direct entry point", "[cemit]") {
   CHECK(source.find("int64_t n_arg_") != std::string::npos);
   CHECK(source.find("int scale_packed(void* const* args)") != std::string::npos);
   CHECK(source.find("tirc_parallel_for") == std::string::npos);
-  if (!have_program("cc")) return;
+  REQUIRE(have_program("cc"));
   LoadedC lib(source, "cc", kCompileFlags);
   float a[4] = {};
   float x = 0.5f;

@@ -12,6 +12,7 @@
 
 #include "ir/error.h"
 #include "ir/onnx/import.h"
+#include "skip.h"
 
 namespace fs = std::filesystem;
 using namespace tirc;
@@ -88,8 +89,7 @@ TEST_CASE("every ONNX backend test model imports or is refused for a listed reas
           "[onnx-import]") {
   auto models = corpus_models();
   if (models.empty()) {
-    WARN("libonnx-testdata is not installed");
-    return;
+    TIRC_SKIP("libonnx-testdata is not installed");
   }
   std::map<std::string, int> refused;
   int imported = 0, data_files = 0;
@@ -162,8 +162,7 @@ TEST_CASE("every ONNX backend test model imports or is refused for a listed reas
 TEST_CASE("a Conv node test imports with its attributes and shapes", "[onnx-import]") {
   fs::path path = kOnnxData / "node/test_conv_with_strides_padding/model.onnx";
   if (!fs::exists(path)) {
-    WARN("libonnx-testdata is not installed");
-    return;
+    TIRC_SKIP("libonnx-testdata is not installed");
   }
   Graph g = import_model_file(path.string());
   CHECK(g.name == "test_conv_with_strides_padding");
@@ -202,8 +201,7 @@ TEST_CASE("models older than opset 7 import when their operators are unchanged",
   fs::path conv = kOnnxData / "pytorch-converted/test_Conv2d_depthwise/model.onnx";  // opset 6
   fs::path add = kOnnxData / "pytorch-operator/test_operator_add_broadcast/model.onnx";
   if (!fs::exists(pool)) {
-    WARN("libonnx-testdata is not installed");
-    return;
+    TIRC_SKIP("libonnx-testdata is not installed");
   }
   CHECK(import_model_file(pool.string()).opset == 7);
   Graph g = import_model_file(conv.string());
@@ -220,8 +218,7 @@ TEST_CASE("models older than opset 7 import when their operators are unchanged",
 TEST_CASE("a Constant node's value attribute becomes a tensor", "[onnx-import]") {
   fs::path path = kOnnxData / "node/test_constant/model.onnx";
   if (!fs::exists(path)) {
-    WARN("libonnx-testdata is not installed");
-    return;
+    TIRC_SKIP("libonnx-testdata is not installed");
   }
   Graph g = import_model_file(path.string());
   REQUIRE(g.nodes.size() == 1);

@@ -193,6 +193,24 @@ TEST_CASE("alloc_buffers, decl_buffer and allocate declare buffers in their scop
                  "buffer buf_view is used but not declared");
 }
 
+TEST_CASE("lowered code may view a parameter's storage through a flat buffer", "[verify]") {
+  // `A_1 = T.Buffer((16,), data=A.data)`, as `tirc compile --emit=tir` prints.
+  Buffer A = make_buffer("A", f32, {4, 4});
+  auto flat = std::make_shared<BufferNode>(*make_buffer("A_1", f32, {16}));
+  flat->data = A->data;
+  Buffer A1 = flat;
+  require_clean(make_prim_func({{make_var("a", DataType::handle()), A}},
+                               make_store(A1, make_float(0.0), {3})));
+  // A view over a handle that is no storage (a scalar handle parameter) is
+  // still undeclared.
+  Var s = make_var("s", DataType::handle());
+  auto stray = std::make_shared<BufferNode>(*make_buffer("S_1", f32, {16}));
+  stray->data = s;
+  require_single(make_prim_func({{make_var("a", DataType::handle()), A}, {s, Buffer()}},
+                                make_store(Buffer(stray), make_float(0.0), {3})),
+                 "buffer S_1 is used but not declared");
+}
+
 TEST_CASE("accesses provably outside a buffer are reported", "[verify]") {
   Matmul m;
   // a fresh loop variable named i: reusing m.i would be a second definition

@@ -341,7 +341,7 @@ TEST_CASE("ELF model object: .rodata, PC32 relocations, links into a C program",
     const std::vector<uint8_t> obj = write_elf_object(code);
     const std::string o = dir.file("net_" + target.name() + ".o");
     test::write_bytes(o, std::string(obj.begin(), obj.end()));
-    if (!test::have_program("llvm-readelf-19")) continue;
+    REQUIRE(test::have_program("llvm-readelf-19"));  // cmake/install-deps.sh installs it
     test::CommandResult r = test::run_command("llvm-readelf-19 -S -r -s " + o, dir);
     REQUIRE(r.status == 0);
     std::string squeezed;  // runs of spaces as one
@@ -381,7 +381,7 @@ TEST_CASE("ELF model object: .rodata, PC32 relocations, links into a C program",
             "  puts(\"ok\");\n  return 0;\n}\n";
     main.close();
     for (const char* cc : {"cc", "clang-19 -fuse-ld=lld"}) {
-      if (!test::have_program(std::string(cc).substr(0, std::string(cc).find(' ')))) continue;
+      REQUIRE(test::have_program(std::string(cc).substr(0, std::string(cc).find(' '))));
       INFO(cc << " " << target.name());
       test::CommandResult link =
           test::run_command(std::string(cc) + " -std=c11 -Wall -Werror " + dir.file("main.c") +
@@ -406,7 +406,7 @@ TEST_CASE("C emitter on a model module matches the interpreter", "[x86-model]") 
   CHECK_THAT(c, Catch::Contains("tirc_alloc(" + std::to_string(kWorkspaceBytes) + ")"));
   CHECK_THAT(c, Catch::Contains("static const uint32_t tirc_const_dense_weight"));
   CHECK_THROWS_WITH(emit_c(functions_of(m, "net")), Catch::Contains("no module was given"));
-  if (!test::have_program("cc")) return;
+  REQUIRE(test::have_program("cc"));
   test::LoadedC loaded(c, "cc", "-std=c11 -O1 -Wall -Werror" + test::sanitizer_flags());
   NDArray in = input, out(DataType::float32(), {24}), out2(DataType::float32(), {24});
   void* args[3] = {in.data(), out.data(), out2.data()};

@@ -1,8 +1,9 @@
 // check_lowered_form: the contract of passes/LOWERED.md as a checker.
+#include "ir/lowered_form.h"
+
 #include <unordered_set>
 
 #include "ir/functor.h"
-#include "passes/pipeline.h"
 
 namespace tirc {
 

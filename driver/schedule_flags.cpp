@@ -1,0 +1,55 @@
+#include "driver/schedule_flags.h"
+
+#include <spdlog/spdlog.h>
+
+#include "driver/session.h"
+#include "schedule/trace.h"
+
+namespace tirc::driver {
+
+void add_schedule_flags(CLI::App* cmd, ScheduleFlags& flags) {
+  cmd->add_option("--schedule", flags.mode,
+                  "auto: schedule every kernel by the rules (default); none: plain loop nests")
+      ->check(CLI::IsMember({"auto", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--cpu-model", flags.cpu_model,
+                  "Schedule for these caches and threads instead of the host's, e.g. "
+                  "l1d=32K,l2=1M,l3=32M,threads=2");
+  cmd->add_option("--trace", flags.trace,
+                  "Apply this schedule script first (the rules leave the functions it changes "
+                  "alone)");
+}
+
+RuleContext rule_context(const ScheduleFlags& flags, const Target& target) {
+  RuleContext cx;
+  cx.cpu = host_cpu_model(target);
+  if (!flags.cpu_model.empty()) cx.cpu = parse_cpu_model(flags.cpu_model, cx.cpu);
+  return cx;
+}
+
+void log_block_reports(const std::vector<BlockReport>& reports) {
+  for (const BlockReport& r : reports)
+    spdlog::debug("schedule {}/{}: {}{}{}", r.func, r.block, r.rule.empty() ? "plain nest" : r.rule,
+                  r.note.empty() ? "" : ": ", r.note);
+}
+
+IRModule schedule_module(const IRModule& m, const ScheduleFlags& flags, const Target& target,
+                         const std::string& func) {
+  IRModule scheduled = m;
+  std::vector<std::string> by_script;
+  if (!flags.trace.empty()) {
+    Schedule sch(m);
+    Trace::parse(read_file(flags.trace), flags.trace).apply_to(sch, func);
+    scheduled = sch.mod();
+    for (const auto& [name, f] : scheduled.functions())
+      if (f.get() != m.at(name).get()) by_script.push_back(name);
+  }
+  if (flags.mode == "none") return scheduled;
+  const RuleContext cx = rule_context(flags, target);
+  spdlog::debug("schedule rules for {}", cx.cpu.describe());
+  AutoScheduleResult result = auto_schedule(scheduled, cx, by_script);
+  log_block_reports(result.blocks);
+  return result.schedule.mod();
+}
+
+}  // namespace tirc::driver

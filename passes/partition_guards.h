@@ -1,0 +1,37 @@
+// The analysis behind partition-loops (internal to passes/): for one loop
+// variable v and the loop's body, which values of v make guards hold at every
+// iteration of the loops inside, and outside which values the body provably
+// does nothing.
+#pragma once
+
+#include <vector>
+
+#include "ir/arith/analyzer.h"
+#include "ir/arith/bound.h"
+#include "ir/stmt.h"
+
+namespace tirc::passes {
+
+struct GuardFacts {
+  // One entry per guard conjunct `affine(v, inner vars) < / <= / > / >= ...`
+  // (v with a constant coefficient, every other term bounded): the values of v
+  // for which it holds whatever the inner loop variables are. A prefix or a
+  // suffix of the integers, possibly empty.
+  std::vector<arith::Interval> holds_on;
+  // Outside this interval every guard around everything the body does is
+  // false for every inner iteration, so those values of v may be skipped.
+  arith::Interval live = arith::Interval::everything();
+  // The body allocates storage; copies of it would need new storage variables.
+  bool allocates = false;
+};
+
+// `outer` bounds v to the loop's range and the variables of enclosing loops
+// to theirs (v's range is how a conjunct is shown not to wrap).
+GuardFacts scan_guards(const Var& v, const Stmt& body, const Analyzer& outer);
+
+// True when evaluating e could stop the function (integer division by a
+// non-constant divisor returns from generated code), so skipping its
+// evaluation would change behaviour.
+bool may_trap(const Expr& e);
+
+}  // namespace tirc::passes

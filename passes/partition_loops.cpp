@@ -1,0 +1,182 @@
+// partition-loops: a loop whose body is guarded by a condition that holds on a
+// prefix (or suffix, or middle) of its iterations becomes a main part, where
+// the condition provably holds and its `if` is dropped, and head/tail parts
+// that keep it. Iterations where a guard around everything the body does is
+// provably false are dropped, which is how a tail shrinks to the iterations
+// that do something and loses its `if` where that is exact.
+//
+// Why: a split whose factor does not divide the extent leaves `if io * 6 + ii
+// < 256` (lower-blocks' T.where) inside the nest, and the x86 contraction
+// emitter and vectorizer accept only straight-line bodies.
+//
+// Loops are visited outermost first, so a guard that depends on an outer loop
+// splits that loop and the inner nest of its main part is unguarded; the head
+// and tail parts are then visited again with their narrower ranges, which
+// partitions (or shrinks) their inner loops in turn.
+//
+// Loop kinds: every part keeps the loop's kind and annotations. A Parallel
+// loop becomes two or three Parallel loops one after the other (its
+// iterations are independent, so running them as consecutive parallel loops
+// computes the same); this keeps a register-tile-sized main part of constant
+// extent, which a split inside the parallel loop with a bound depending on
+// its variable would not. A Vectorized head or tail that still holds an `if`
+// becomes Serial, since the vectorizer refuses ifs anyway; an Unrolled loop's
+// parts stay Unrolled (constant extents).
+//
+// Left alone: loops with non-constant bounds, bodies that allocate (a copy
+// would need new storage variables), and guards that are not affine in the
+// loop variable with bounded other terms (see partition_guards.h). No change
+// is always correct.
+#include "ir/arith/analyzer.h"
+#include "ir/functor.h"
+#include "passes/partition_guards.h"
+#include "passes/pass_util.h"
+#include "passes/passes.h"
+
+namespace tirc {
+
+using namespace passes;
+using arith::Interval;
+
+namespace {
+
+Interval intersect(const Interval& a, const Interval& b) {
+  return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
+}
+
+bool empty(const Interval& i) {
+  return i.lo > i.hi;
+}
+
+class IfFinder : public StmtVisitor {
+ public:
+  bool found = false;
+
+ protected:
+  void visit_if(const IfThenElseNode*) override { found = true; }
+};
+
+bool contains_if(const Stmt& s) {
+  IfFinder f;
+  f.visit(s);
+  return f.found;
+}
+
+class LoopPartitioner : public StmtMutator {
+ public:
+  explicit LoopPartitioner(const PrimFunc& f) : names_(f) {}
+
+ protected:
+  Stmt mutate_for(const Stmt& s, const ForNode* n) override {
+    auto mn = as_const_int(n->min), ext = as_const_int(n->extent);
+    if (mn && ext && *ext > 0)
+      if (auto parts = partition(*n, *mn, *ext)) return *parts;
+    Analyzer saved = analyzer_;
+    analyzer_.bind(n->loop_var, Range::from_min_extent(n->min, n->extent));
+    Stmt body = mutate(n->body);
+    analyzer_ = std::move(saved);
+    if (body.same_as(n->body)) return s;
+    return loop(*n, n->loop_var, n->min, n->extent, n->for_kind, body);
+  }
+
+  // An `if` that never holds leaves no `T.evaluate(0)` behind in a sequence.
+  Stmt mutate_seq(const Stmt& s, const SeqStmtNode* n) override {
+    std::vector<Stmt> out;
+    bool changed = false;
+    for (const Stmt& c : n->seq) {
+      Stmt m = mutate(c);
+      changed |= !m.same_as(c);
+      auto* e = m.as<EvaluateNode>();
+      if (c.kind() == StmtKind::IfThenElse && e && as_const_int(e->value)) continue;
+      out.push_back(std::move(m));
+    }
+    if (!changed) return s;
+    return out.empty() ? make_evaluate(make_int(0)) : make_seq(std::move(out));
+  }
+
+  // Drops the conjuncts that hold wherever the statement runs; an `if` with a
+  // conjunct that never holds becomes its else case (or nothing).
+  Stmt mutate_if(const Stmt& s, const IfThenElseNode* n) override {
+    if (n->cond.dtype().lanes() != 1) return StmtMutator::mutate_if(s, n);
+    std::vector<Expr> kept;
+    for (const Expr& c : conjuncts(n->cond)) {
+      if (analyzer_.can_prove(c)) continue;
+      if (analyzer_.can_prove(make_not(c)))
+        return n->else_case ? mutate(n->else_case) : make_evaluate(make_int(0));
+      kept.push_back(c);
+    }
+    Stmt t = mutate(n->then_case);
+    if (kept.empty()) return t;
+    Stmt e = n->else_case ? mutate(n->else_case) : Stmt();
+    bool same_cond = kept.size() == conjuncts(n->cond).size();
+    if (same_cond && t.same_as(n->then_case) && e.same_as(n->else_case)) return s;
+    auto m = std::make_shared<IfThenElseNode>(same_cond ? n->cond : conjunction(kept), t, e);
+    m->loc = n->loc;
+    return Stmt(std::move(m));
+  }
+
+ private:
+  static Stmt loop(const ForNode& n, Var v, Expr mn, Expr ext, ForKind kind, Stmt body) {
+    auto m = std::make_shared<ForNode>(std::move(v), std::move(mn), std::move(ext), kind,
+                                       std::move(body), n.thread_tag, n.annotations);
+    m->loc = n.loc;
+    return Stmt(std::move(m));
+  }
+
+  // The parts of n, or nullopt when no guard narrows its range.
+  std::optional<Stmt> partition(const ForNode& n, int64_t mn, int64_t ext) {
+    const Interval range{mn, arith::i128(mn) + ext - 1};
+    Analyzer inside = analyzer_;
+    inside.bind(n.loop_var, Range::from_min_extent(n.min, n.extent));
+    GuardFacts facts = scan_guards(n.loop_var, n.body, inside);
+    if (facts.allocates) return std::nullopt;
+    Interval live = intersect(range, facts.live);
+    if (empty(live)) return make_evaluate(make_int(0));  // no iteration does anything
+    Interval main = live;
+    for (const Interval& h : facts.holds_on)
+      if (Interval m = intersect(main, h); !empty(m)) main = m;
+    if (main.lo == range.lo && main.hi == range.hi) return std::nullopt;
+    std::vector<Stmt> parts;
+    if (main.lo > live.lo) parts.push_back(part(n, {live.lo, main.lo - 1}, "_head"));
+    parts.push_back(part(n, main, ""));
+    if (main.hi < live.hi) parts.push_back(part(n, {main.hi + 1, live.hi}, "_tail"));
+    return make_seq(std::move(parts));
+  }
+
+  // n over [r.lo, r.hi], its body visited with that range; a part other than
+  // the main one (suffix "") gets new variables, as the lowered form defines
+  // each variable once.
+  Stmt part(const ForNode& n, const Interval& r, const std::string& suffix) {
+    Var v = n.loop_var;
+    Stmt body = n.body;
+    if (!suffix.empty()) {
+      VarMap vmap;
+      v = make_var(names_.fresh(n.loop_var->name + suffix), n.loop_var->dtype);
+      vmap[n.loop_var.get()] = v;
+      body = with_new_variables(body, names_, vmap);
+    }
+    const DataType t = v->dtype;
+    Expr mn = make_int(static_cast<int64_t>(r.lo), t);
+    Expr ext = make_int(static_cast<int64_t>(r.hi - r.lo + 1), t);
+    Analyzer saved = analyzer_;
+    analyzer_.bind(v, Range::from_min_extent(mn, ext));
+    body = mutate(body);
+    analyzer_ = std::move(saved);
+    ForKind kind = n.for_kind;
+    if (kind == ForKind::Vectorized && !suffix.empty() && contains_if(body)) kind = ForKind::Serial;
+    return loop(n, v, mn, ext, kind, body);
+  }
+
+  NameSet names_;
+  Analyzer analyzer_;
+};
+
+}  // namespace
+
+PrimFunc partition_loops(const PrimFunc& f) {
+  LoopPartitioner p(f);
+  Stmt body = p.mutate(f->body);
+  return body.same_as(f->body) ? f : with_body(f, body);
+}
+
+}  // namespace tirc

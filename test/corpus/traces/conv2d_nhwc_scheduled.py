@@ -1,0 +1,6 @@
+b0 = sch.get_block(name="O", func_name="main")
+l1, l2, l3, l4, l5, l6, l7 = sch.get_loops(block=b0)
+l8 = sch.fuse(l1, l2, preserve_unit_iters=True)
+sch.reorder(l8, l3, l5, l6, l7, l4)
+sch.parallel(loop=l8)
+sch.vectorize(loop=l4)

@@ -1,0 +1,5 @@
+b0 = sch.get_block(name="sq", func_name="main")
+b1 = sch.get_block(name="B", func_name="main")
+l2, l3 = sch.get_loops(block=b1)
+sch.compute_at(block=b0, loop=l2, preserve_unit_loops=True, index=-1)
+sch.parallel(loop=l2)

@@ -1,0 +1,5 @@
+b0 = sch.get_block(name="acc", func_name="main")
+b1 = sch.get_block(name="Y", func_name="main")
+l2, l3, l4 = sch.get_loops(block=b0)
+sch.reverse_compute_at(block=b1, loop=l2, preserve_unit_loops=True, index=-1)
+sch.parallel(loop=l2)

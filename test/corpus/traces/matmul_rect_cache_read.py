@@ -1,0 +1,6 @@
+b0 = sch.get_block(name="C", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+l4, l5 = sch.split(loop=l1, factors=[None, 8], preserve_unit_iters=True)
+sch.reorder(l4, l2, l5, l3)
+b6 = sch.cache_read(block=b0, read_buffer_index=1, storage_scope="local")
+sch.compute_at(block=b6, loop=l2, preserve_unit_loops=True, index=-1)

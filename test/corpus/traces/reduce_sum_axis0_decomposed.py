@@ -1,0 +1,6 @@
+b0 = sch.get_block(name="S", func_name="main")
+l1, l2 = sch.get_loops(block=b0)
+l3, l4 = sch.split(loop=l1, factors=[None, 8], preserve_unit_iters=True)
+sch.reorder(l3, l2, l4)
+sch.vectorize(loop=l4)
+b5 = sch.decompose_reduction(block=b0, loop=l2)

@@ -1,0 +1,243 @@
+// Legality of parallel, vectorize and bind is a proof that distinct
+// iterations touch distinct elements (schedule/iteration_conflict.h). Each
+// hole found in the earlier, sampled check is pinned here with its program,
+// primitive and refusal; the sound schedules next to them stay accepted.
+#include "schedule_loops_test_util.h"
+
+using namespace tirc;
+using namespace tirc::loops_test;
+
+namespace {
+
+IRModule parse(const std::string& text) {
+  return parse_module(text, "conflict.tir");
+}
+
+// C[vi] += A[vi] under i, j whose binding ignores j.
+const char* kIgnoresJ = R"(@T.prim_func
+def main(A: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    for i, j in T.grid(16, 4):
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            T.reads(C[vi], A[vi])
+            T.writes(C[vi])
+            C[vi] = C[vi] + A[vi]
+)";
+
+// vi = (i * 4 + j) // 4 with j up to 7: (i=0, j=4) and (i=1, j=0) both give 1.
+const char* kOverlappingSplit = R"(@T.prim_func
+def main(A: T.Buffer((32,), "float32"), C: T.Buffer((16,), "float32")):
+    for i, j in T.grid(4, 8):
+        with T.block("C"):
+            vi = T.axis.spatial(16, (i * 4 + j) // 4)
+            T.reads(A[vi])
+            T.writes(C[vi])
+            C[vi] = A[vi]
+)";
+
+// A histogram: the spatial claim on vi does not make H[vi % 8] distinct.
+const char* kHistogram = R"(@T.prim_func
+def main(A: T.Buffer((64,), "float32"), H: T.Buffer((8,), "float32")):
+    for i in range(64):
+        with T.block("H"):
+            vi = T.axis.spatial(64, i)
+            T.reads(H[vi % 8], A[vi])
+            T.writes(H[vi % 8])
+            H[vi % 8] = H[vi % 8] + A[vi]
+)";
+
+// S[vi] += A[vi, vj] with vj (wrongly) declared spatial.
+const char* kRowSum = R"(@T.prim_func
+def main(A: T.Buffer((8, 16), "float32"), S: T.Buffer((8,), "float32")):
+    for i, j in T.grid(8, 16):
+        with T.block("S"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            T.reads(S[vi], A[vi, vj])
+            T.writes(S[vi])
+            S[vi] = S[vi] + A[vi, vj]
+)";
+
+// A scan: iteration i reads what iteration i - 1 wrote.
+const char* kScan = R"(@T.prim_func
+def main(A: T.Buffer((64,), "float32"), C: T.Buffer((65,), "float32")):
+    for i in range(64):
+        with T.block("C"):
+            vi = T.axis.spatial(64, i)
+            T.reads(C[vi], A[vi])
+            T.writes(C[vi + 1])
+            C[vi + 1] = C[vi] + A[vi]
+)";
+
+// Elementwise over a 2-D buffer with a loop of extent `n`.
+std::string elementwise(int64_t n) {
+  std::string s = std::to_string(n);
+  return "@T.prim_func\ndef main(A: T.Buffer((" + s + ", 4), \"float32\"), B: T.Buffer((" + s +
+         ", 4), \"float32\")):\n    for i, j in T.grid(" + s +
+         ", 4):\n        with T.block(\"B\"):\n            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+         "            B[vi, vj] = A[vi, vj] * T.float32(2)\n";
+}
+
+}  // namespace
+
+TEST_CASE("parallel of an innermost loop whose block ignores it is refused",
+          "[schedule][loops][conflict]") {
+  IRModule m = parse(kIgnoresJ);
+  Schedule sch(m);
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
+  expect_refused(
+      sch, [&] { sch.parallel(loops[1]); },
+      "parallel: block C writes C at the same place in every iteration of loop j");
+  expect_refused(
+      sch, [&] { sch.vectorize(loops[1]); },
+      "vectorize: block C writes C at the same place in every iteration of loop j");
+  expect_refused(
+      sch, [&] { sch.bind(loops[1], "threadIdx.x"); },
+      "bind: block C writes C at the same place in every iteration of loop j");
+  // The loop that feeds vi is fine.
+  sch.parallel(loops[0]);
+  expect_sound(m, sch);
+}
+
+TEST_CASE("parallel of a loop whose iterations meet through floordiv is refused",
+          "[schedule][loops][conflict]") {
+  IRModule m = parse(kOverlappingSplit);
+  Schedule sch(m);
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
+  expect_refused(
+      sch, [&] { sch.parallel(loops[0]); },
+      "parallel: cannot prove the iterations of loop i write distinct elements of C (block C)");
+}
+
+TEST_CASE("a spatial annotation is not taken on trust", "[schedule][loops][conflict]") {
+  {
+    IRModule m = parse(kHistogram);
+    Schedule sch(m);
+    LoopRV i = sch.get_loops(sch.get_block("H"))[0];
+    expect_refused(
+        sch, [&] { sch.parallel(i); },
+        "parallel: cannot prove the iterations of loop i write distinct elements of H (block H)");
+  }
+  {
+    IRModule m = parse(kRowSum);
+    Schedule sch(m);
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("S"));
+    expect_refused(
+        sch, [&] { sch.vectorize(loops[1]); },
+        "vectorize: block S writes S at the same place in every iteration of loop j");
+    sch.parallel(loops[0]);
+    expect_sound(m, sch);
+  }
+}
+
+TEST_CASE("a loop whose iterations read what others write is refused",
+          "[schedule][loops][conflict]") {
+  IRModule m = parse(kScan);
+  Schedule sch(m);
+  LoopRV i = sch.get_loops(sch.get_block("C"))[0];
+  expect_refused(
+      sch, [&] { sch.parallel(i); },
+      "parallel: cannot prove that no iteration of loop i reads an element of C that another "
+      "iteration writes (block C)");
+  expect_refused(
+      sch, [&] { sch.vectorize(i); }, "vectorize: cannot prove that no iteration of loop i reads");
+}
+
+TEST_CASE("a primitive that would make a parallel loop race is refused",
+          "[schedule][loops][conflict]") {
+  // D[vi + vj]: with i outside, the iterations of j write distinct elements;
+  // with j outside (after reorder), (i=1, j=0) and (i=0, j=1) meet.
+  const char* diagonal = R"(@T.prim_func
+def main(A: T.Buffer((8, 8), "float32"), D: T.Buffer((15,), "float32")):
+    for i, j in T.grid(8, 8):
+        with T.block("D"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            D[vi + vj] = A[vi, vj]
+)";
+  IRModule m = parse(diagonal);
+  Schedule sch(m);
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block("D"));
+  sch.parallel(loops[1]);
+  expect_refused(
+      sch,
+      [&] {
+        sch.reorder({loops[1], loops[0]});
+      },
+      "reorder: parallel loop j would race: cannot prove the iterations of loop j write distinct "
+      "elements of D (block D)");
+  expect_sound(m, sch);
+}
+
+TEST_CASE("split, fused and tiled loops are proved independent", "[schedule][loops][conflict]") {
+  const IRModule matmul = example("matmul.tir");
+  {
+    // Outer tile loop of a split: iterations cover 16-row bands.
+    Schedule sch(matmul);
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
+    std::vector<LoopRV> ij = sch.split(loops[0], {nullptr, 16});
+    sch.parallel(ij[0]);
+    sch.vectorize(sch.split(loops[1], {nullptr, 8})[1]);
+    expect_sound(matmul, sch);
+  }
+  {
+    // i and j fused, then split again: the flat offset is the fused index.
+    Schedule sch(matmul);
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
+    LoopRV fused = sch.fuse({loops[0], loops[1]});
+    std::vector<LoopRV> parts = sch.split(fused, {nullptr, 4});
+    sch.parallel(parts[0]);
+    expect_sound(matmul, sch);
+  }
+  {
+    // The inner part of a split made the outer loop: iterations interleave
+    // (ji, ji + 8, ...) without meeting.
+    Schedule sch(matmul);
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
+    std::vector<LoopRV> j = sch.split(loops[1], {nullptr, 8});
+    sch.reorder({j[1], loops[0], j[0]});
+    sch.parallel(j[1]);
+    expect_sound(matmul, sch);
+  }
+  {
+    // The reduction loop itself is never parallel.
+    Schedule sch(matmul);
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("C"));
+    expect_refused(
+        sch, [&] { sch.parallel(loops[2]); }, "parallel: loop k binds reduce variable");
+  }
+}
+
+TEST_CASE("blockize refuses an unlisted block between the listed ones",
+          "[schedule][blockize][conflict]") {
+  const char* three = R"(@T.prim_func
+def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32"), D: T.Buffer((8,), "float32")):
+    for i in range(8):
+        with T.block("B"):
+            vi = T.axis.spatial(8, i)
+            B[vi] = A[vi]
+        with T.block("C"):
+            vi = T.axis.spatial(8, i)
+            C[vi] = B[vi]
+        with T.block("D"):
+            vi = T.axis.spatial(8, i)
+            D[vi] = C[vi]
+)";
+  IRModule m = parse(three);
+  Schedule sch(m);
+  std::vector<BlockRV> outer{sch.get_block("B"), sch.get_block("D")};
+  expect_refused(
+      sch, [&] { sch.blockize(outer); }, "are not consecutive: block C lies between them");
+}
+
+TEST_CASE("the parallel legality check costs the same at any extent",
+          "[schedule][loops][conflict]") {
+  // Not a timing assertion (speed is measured in benchmarks): the check
+  // gives the same answer at extents where sampling would be impossible.
+  for (int64_t n : {64, 4096, 1000000}) {
+    IRModule m = parse(elementwise(n));
+    Schedule sch(m);
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("B"));
+    sch.parallel(loops[0]);
+    sch.vectorize(loops[1]);
+    CHECK(sch.trace().size() >= 2);
+  }
+}

@@ -1,0 +1,41 @@
+#include "tuner/space/block_nest.h"
+
+#include "schedule/analysis.h"
+#include "schedule/state.h"
+
+namespace tirc {
+
+std::optional<BlockNest> describe_nest(Schedule& sch, BlockRV block) {
+  const Schedule::BlockEntry& e = sch.resolve(block, "describe");
+  const PrimFunc& f = sch.func(e.func);
+  std::optional<StmtPath> path = find_block(f->body, e.name);
+  if (!path) return std::nullopt;
+  BlockNest nest;
+  nest.realize = path->node().as<BlockRealizeNode>();
+  const BlockRealizeNode& r = *nest.realize;
+  nest.plain = is_const_int(r.predicate, 1);
+  std::vector<LoopRV> rvs = sch.get_loops(block);
+  std::vector<const ForNode*> loops = enclosing_loops(*path);
+  if (rvs.size() != loops.size()) return std::nullopt;
+  for (size_t l = 0; l < loops.size(); ++l) {
+    NestLoop nl;
+    nl.rv = rvs[l];
+    nl.loop = loops[l];
+    auto extent = as_const_int(loops[l]->extent);
+    if (!extent || !is_const_int(loops[l]->min, 0)) return std::nullopt;
+    nl.extent = *extent;
+    const VarNode* v = loops[l]->loop_var.get();
+    int binds = 0;
+    for (size_t i = 0; i < r.iter_values.size(); ++i) {
+      if (!uses_var(r.iter_values[i], v)) continue;
+      ++binds;
+      if (r.block->iter_vars[i].kind != IterKind::DataPar) nl.spatial = false;
+      if (r.iter_values[i].get() == static_cast<const ExprNode*>(v)) nl.iter = static_cast<int>(i);
+    }
+    if (binds != 1 || nl.iter < 0) nest.plain = false;
+    nest.loops.push_back(nl);
+  }
+  return nest;
+}
+
+}  // namespace tirc

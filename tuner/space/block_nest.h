@@ -1,0 +1,34 @@
+// A block and the loops around it, as the rules see them: for each loop its
+// handle, extent and the block iteration variable it binds.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "schedule/schedule.h"
+
+namespace tirc {
+
+struct NestLoop {
+  LoopRV rv;
+  const ForNode* loop = nullptr;
+  int64_t extent = 0;   // constant extents only (a nest with others is not described)
+  int iter = -1;        // the iteration variable whose value is exactly this loop's variable
+  bool spatial = true;  // binds only data-parallel iteration variables
+};
+
+struct BlockNest {
+  const BlockRealizeNode* realize = nullptr;
+  std::vector<NestLoop> loops;  // outermost first, up to the enclosing block
+  // Every loop binds exactly one iteration variable, directly, and the block
+  // has no predicate: the nest as the frontend writes it, before scheduling.
+  bool plain = true;
+};
+
+// The nest of `block` in sch's current module (its get_loops is recorded in
+// the trace, as a rule's lookups are); nullopt when a loop extent is not
+// constant. The pointers stay valid until the schedule next changes.
+std::optional<BlockNest> describe_nest(Schedule& sch, BlockRV block);
+
+}  // namespace tirc

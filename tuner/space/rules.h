@@ -1,0 +1,51 @@
+// Schedule rules in the MetaSchedule sense: each takes a schedule and one of
+// its blocks and transforms the loops around that block, taking its free
+// choices (tile sizes) through sample_perfect_tile, so that the trace records
+// them as decisions a tuner can re-draw. With Decisions::Model the choices come
+// from the CPU model (the default schedule: deterministic, no measurement);
+// with Decisions::Random the schedule's random generator draws them inside the
+// same space.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "schedule/schedule.h"
+#include "tuner/space/cpu_model.h"
+
+namespace tirc {
+
+enum class Decisions { Model, Random };
+
+struct RuleContext {
+  CpuModel cpu;
+  Decisions decisions = Decisions::Model;
+};
+
+// What a rule did to a block, for -v and tests.
+struct RuleOutcome {
+  bool applied = false;
+  std::string note;  // what was done, or why the rule did not apply
+};
+
+struct ScheduleRule {
+  std::string name;
+  // Applies to `block` of `sch` when it matches; a ScheduleError from a
+  // primitive is left to the caller, which restores the schedule.
+  RuleOutcome (*apply)(Schedule& sch, BlockRV block, const RuleContext& cx);
+};
+
+// Multi-level tiling of a contraction C[..] = C[..] + A[..] * B[..]: batch and
+// outer tile loops (parallel), the reduction blocked for L1, the register tile
+// innermost with its column loop vectorized; the init split off and vectorized.
+RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx);
+// Any other block: the leading data-parallel loops fused and run in parallel
+// when there is enough work, the innermost loop vectorized when it is
+// data-parallel and contiguous in what the block writes.
+RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& cx);
+
+// The rules in the order the auto-scheduler tries them on each block; the
+// first that applies wins.
+const std::vector<ScheduleRule>& default_rules();
+
+}  // namespace tirc
