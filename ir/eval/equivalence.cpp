@@ -87,8 +87,12 @@ std::string run_one(const Runner& run, const std::vector<Argument>& args, RunOpt
     run(args, options);
   } catch (const Error& e) {
     if (race.empty()) throw;
-    // The error's own message: a race inside a called kernel names the call.
-    return e.message();
+    // The error's own message (a race inside a called kernel names the call)
+    // and where the loop is: EquivResult has no location of its own.
+    const SourceLoc& at = e.loc();
+    if (!at.known()) return e.message();
+    return e.message() + " at " + (at.file ? *at.file : std::string("<input>")) + ":" +
+           std::to_string(at.line) + ":" + std::to_string(at.col);
   }
   return "";
 }

@@ -116,7 +116,8 @@ void run_on_handles(const eval::Program& p, const std::vector<eval::KernelArg>& 
 template <class Run>
 void with_checker(const RunOptions& options, Run run) {
   if (!options.checking()) return run(nullptr);
-  eval::RaceChecker checker(options.check_races, options.shuffle_parallel, options.shuffle_seed);
+  eval::RaceChecker checker(options.check_races, options.check_vectorized,
+                            options.shuffle_parallel, options.shuffle_seed);
   checker.race_out = options.race;
   run(&checker);
 }

@@ -45,6 +45,11 @@ struct RunOptions {
   // Report two iterations of a parallel, vectorized or thread-bound loop that
   // write the same element, or where one writes what another reads.
   bool check_races = false;
+  // Whether check_races covers vectorized loops. Off for a program whose
+  // vectorized loop depends on its order on purpose (LOWERED.md: a vectorized
+  // loop computes like the serial loop; the x86 generator then falls back to
+  // it), which the checker would report.
+  bool check_vectorized = true;
   // Run the iterations of parallel and thread-bound loops in a pseudo-random
   // order, deterministic in shuffle_seed.
   bool shuffle_parallel = false;
@@ -55,7 +60,7 @@ struct RunOptions {
 
   bool checking() const { return check_races || shuffle_parallel; }
   // Both checks on.
-  static RunOptions checked(uint64_t seed = 0) { return {true, true, seed, nullptr}; }
+  static RunOptions checked(uint64_t seed = 0) { return {true, true, true, seed, nullptr}; }
 };
 
 // A PrimFunc compiled once into the interpreter's executable form, for
@@ -73,7 +78,9 @@ class CompiledFunc {
  private:
   PrimFunc func_;
   std::unique_ptr<const eval::Program> program_;
-  // The checking-mode program, compiled on the first checked run.
+  // The checking-mode program, compiled on the first checked run (so, like
+  // CompiledModule's lazily compiled functions, a first checked run must not
+  // race with another run of the same object).
   mutable std::unique_ptr<const eval::Program> checked_;
 };
 

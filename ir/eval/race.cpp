@@ -18,8 +18,8 @@ std::string CheckedLoop::describe() const {
   }
 }
 
-RaceChecker::RaceChecker(bool check, bool shuffle, uint64_t seed)
-    : check_(check), shuffle_(shuffle), state_(seed) {}
+RaceChecker::RaceChecker(bool check, bool check_vectorized, bool shuffle, uint64_t seed)
+    : check_(check), check_vectorized_(check_vectorized), shuffle_(shuffle), state_(seed) {}
 
 uint64_t RaceChecker::next_random() {
   // splitmix64: tiny, and the same sequence on every platform for a seed
@@ -34,6 +34,7 @@ void RaceChecker::enter(const CheckedLoop& loop, int64_t extent, std::vector<int
   if (active_ == scopes_.size()) scopes_.emplace_back();
   Scope& s = scopes_[active_++];
   s.loop = &loop;
+  s.checked = check_vectorized_ || loop.kind != ForKind::Vectorized;
   s.seen.clear();
   order.resize(static_cast<size_t>(std::max<int64_t>(extent, 0)));
   std::iota(order.begin(), order.end(), int64_t{0});
@@ -65,6 +66,7 @@ void RaceChecker::record(const Access& a, Frame& f, int lane, const uint8_t* add
   const size_t first = private_.empty() ? 0 : private_depth(key);
   for (size_t k = first; k < active_; ++k) {
     Scope& s = scopes_[k];
+    if (!s.checked) continue;
     Seen& e = s.seen[key];
     const int64_t t = s.iter;
     const std::string& v = s.loop->var;

@@ -41,9 +41,10 @@ struct CheckedLoop {
 
 class RaceChecker {
  public:
-  // check: record accesses and report races. shuffle: permute the iterations
-  // of parallel and thread-bound loops, deterministically in seed.
-  RaceChecker(bool check, bool shuffle, uint64_t seed);
+  // check: record accesses and report races (in vectorized loops too when
+  // check_vectorized). shuffle: permute the iterations of parallel and
+  // thread-bound loops, deterministically in seed.
+  RaceChecker(bool check, bool check_vectorized, bool shuffle, uint64_t seed);
 
   // The loop is entered with `extent` iterations; fills `order` with the
   // offsets 0..extent-1 in the order to run them.
@@ -74,6 +75,7 @@ class RaceChecker {
   };
   struct Scope {
     const CheckedLoop* loop = nullptr;
+    bool checked = true;  // false: a vectorized loop not checked
     int64_t iter = 0;
     std::unordered_map<uintptr_t, Seen> seen;
   };
@@ -87,7 +89,7 @@ class RaceChecker {
   [[noreturn]] void race(const Scope& s, const std::string& what) const;
   uint64_t next_random();
 
-  bool check_, shuffle_;
+  bool check_, check_vectorized_, shuffle_;
   uint64_t state_;
   std::vector<Scope> scopes_;  // [0, active_) are the active loops, outermost first
   size_t active_ = 0;

@@ -48,7 +48,8 @@ void check_matches_interpreter(const PrimFunc& f, const std::string& compiler,
       return args;
     };
     std::vector<Argument> expected_args = args_for(expected), actual_args = args_for(actual);
-    run(f, expected_args);
+    // Checking mode: the reference run also proves the program race-free.
+    run(f, expected_args, RunOptions::checked(static_cast<uint64_t>(trial)));
     PackedArgs packed(f, actual_args);
     REQUIRE(fn(packed.pointers.data()) == 0);
     for (size_t i = 0; i < expected.size(); ++i) {

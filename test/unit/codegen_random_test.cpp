@@ -6,8 +6,12 @@
 //
 // TIRC_CODEGEN_RANDOM: schedules per program (default 130, so 520 in all).
 // TIRC_CODEGEN_RANDOM_FIRST: index of the first schedule (to rerun one seed).
+// TIRC_RACE_REPORT: print how many schedules the interpreter's race checker
+// rejected (compile_and_compare runs every lowered program in checking mode;
+// a race fails the test: the schedule's legality checks let it through).
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <iostream>
 #include <map>
 #include <random>
 #include <sstream>
@@ -156,7 +160,8 @@ TEST_CASE("random loop schedules compile to code that matches the interpreter", 
   // the contraction emitter moved rsp) run every time.
   std::vector<int> indices = {900, 1866, 2410};
   for (int i = first; i < first + per_program; ++i) indices.push_back(i);
-  int compiled = 0, contraction_on = 0;
+  int compiled = 0, contraction_on = 0, races = 0;
+  std::map<std::string, int> race_kinds;  // "parallel", "vectorized", ... -> rejections
   std::map<std::string, int> applied;
   for (const Program& p : programs()) {
     const IRModule original = parse_module(p.text, p.name + ".tir");
@@ -180,11 +185,23 @@ TEST_CASE("random loop schedules compile to code that matches the interpreter", 
       const PrimFunc& scheduled = sch.mod().functions().front().second;
       const CodegenCheck check = compile_and_compare(func, scheduled, options, seed, p.exact);
       CHECK(check.message == "");
+      if (check.race) {
+        ++races;
+        // "race checker: race in vectorized loop ...": the loop kind.
+        const std::string kind = check.message.substr(check.message.find("race in ") + 8);
+        ++race_kinds[kind.substr(0, kind.find(' '))];
+      }
       ++compiled;
     }
   }
   std::string summary;
   for (const auto& [kind, count] : applied) summary += " " + kind + "=" + std::to_string(count);
+  if (std::getenv("TIRC_RACE_REPORT")) {
+    std::cout << "[x86][random] race-checker rejections: " << races << " of " << compiled
+              << " schedules (";
+    for (const auto& [kind, count] : race_kinds) std::cout << " " << kind << "=" << count;
+    std::cout << " )\n";
+  }
   if (std::getenv("TIRC_CODEGEN_RANDOM_VERBOSE"))
     WARN("compiled " << compiled << " schedules (" << contraction_on
                      << " with contraction kernels); applied:" << summary);

@@ -37,11 +37,34 @@ inline std::vector<Target> available_targets() {
 
 struct CodegenCheck {
   std::string message;  // empty when the compiled code matched
+  bool race = false;    // the message is the race checker's
 };
+
+// Runs the lowered program in the interpreter's checking mode on the inputs
+// (a copy); the race found, or "" when none.
+inline std::string race_in(const PrimFunc& lowered, const std::vector<NDArray>& inputs,
+                           uint64_t seed) {
+  std::vector<NDArray> arrays = inputs;
+  std::vector<Argument> args;
+  for (NDArray& a : arrays) args.push_back({&a});
+  RunOptions options = RunOptions::checked(seed);
+  std::string race;
+  options.race = &race;
+  try {
+    run(lowered, args, options);
+  } catch (const Error& e) {
+    if (race.empty()) throw;
+    return e.message();
+  }
+  return "";
+}
 
 // Runs `reference` in the interpreter and `compiled` (same parameters) through
 // lower -> generate_x86 -> JIT on the same random small-integer inputs and
 // compares every buffer: bit for bit when `exact`, else within 1e-4 relative.
+// The lowered program first runs in the interpreter's checking mode: a race
+// between iterations of its parallel or vectorized loops fails the check
+// (code generators may run those iterations in any order or at once).
 inline CodegenCheck compile_and_compare(const PrimFunc& reference, const PrimFunc& compiled,
                                         const GeneratorOptions& options, uint64_t seed,
                                         bool exact) {
@@ -50,6 +73,8 @@ inline CodegenCheck compile_and_compare(const PrimFunc& reference, const PrimFun
     const MachineCode code = generate_x86({{"kernel", lowered}}, options);
     const JitModule module(code);
     std::vector<NDArray> expected = random_inputs(reference, seed);
+    if (std::string race = race_in(lowered, expected, seed); !race.empty())
+      return {"race checker: " + race, true};
     std::vector<NDArray> got = expected;
     std::vector<Argument> expected_args, got_args;
     for (size_t i = 0; i < expected.size(); ++i) {

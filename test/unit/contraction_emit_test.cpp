@@ -95,7 +95,8 @@ void check_against_interpreter(const std::string& text, const Target& target, Op
     std::vector<NDArray> actual = expected;
     std::vector<Argument> args;
     for (auto& a : expected) args.push_back(Argument{&a});
-    run(f, args);
+    // Checking mode: the reference run also proves the program race-free.
+    run(f, args, RunOptions::checked(seed));
     fn(reinterpret_cast<float*>(actual[0].data()), reinterpret_cast<float*>(actual[1].data()),
        reinterpret_cast<float*>(actual[2].data()));
     for (int i = 0; i < 3; ++i) {

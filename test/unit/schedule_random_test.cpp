@@ -7,6 +7,9 @@
 // TIRC_RANDOM_SEQUENCES: sequences per program (default 40).
 // TIRC_RANDOM_FIRST: index of the first sequence (to rerun one seed).
 // TIRC_RANDOM_VERBOSE: print per-primitive applied/refused counts.
+// TIRC_RACE_REPORT: print how many sequences the interpreter's race checker
+// rejected (check_equivalent runs the result in checking mode; a race fails
+// the test: the schedule's legality checks let it through).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -420,7 +423,28 @@ std::string check_result(const IRModule& original, const Schedule& sch) {
 struct RunSummary {
   int sequences = 0;
   int failures = 0;
+  std::map<std::string, int> races;  // failures that are the race checker's, by loop kind
 };
+
+// "parallel", "vectorized" or "thread-bound" when `problem` is a race the
+// checker found; "" otherwise.
+std::string race_kind(const std::string& problem) {
+  const std::string prefix = "not equivalent: race in ";
+  if (problem.rfind(prefix, 0) != 0) return "";
+  return problem.substr(prefix.size(), problem.find(' ', prefix.size()) - prefix.size());
+}
+
+int total(const std::map<std::string, int>& counts) {
+  int n = 0;
+  for (const auto& [kind, count] : counts) n += count;
+  return n;
+}
+
+std::string by_kind(const std::map<std::string, int>& counts) {
+  std::string s;
+  for (const auto& [kind, count] : counts) s += " " + kind + "=" + std::to_string(count);
+  return "(" + s + " )";
+}
 
 RunSummary run_program(const std::string& file, uint64_t program_seed,
                        std::map<std::string, KindCount>& counts) {
@@ -449,6 +473,7 @@ RunSummary run_program(const std::string& file, uint64_t program_seed,
     summary.sequences++;
     if (!problem.empty()) {
       summary.failures++;
+      if (std::string kind = race_kind(problem); !kind.empty()) summary.races[kind]++;
       std::ostringstream msg;
       msg << file << " sequence " << seq << " (TIRC_RANDOM_FIRST=" << seq
           << " TIRC_RANDOM_SEQUENCES=1): " << problem << "\ntrace:\n"
@@ -480,11 +505,20 @@ TEST_CASE("random primitive sequences keep programs equivalent and verified",
                                              "layer_norm.tir"};
   std::map<std::string, KindCount> counts;
   int sequences = 0, failures = 0;
+  std::map<std::string, int> races;
   for (size_t p = 0; p < programs.size(); ++p) {
     RunSummary s = run_program(programs[p], p + 1, counts);
     sequences += s.sequences;
     failures += s.failures;
+    for (const auto& [kind, count] : s.races) races[kind] += count;
+    if (std::getenv("TIRC_RACE_REPORT"))
+      std::cout << "[schedule][random] " << programs[p]
+                << ": race-checker rejections: " << total(s.races) << " of " << s.sequences
+                << " sequences " << by_kind(s.races) << "\n";
   }
+  if (std::getenv("TIRC_RACE_REPORT"))
+    std::cout << "[schedule][random] race-checker rejections: " << total(races) << " of "
+              << sequences << " sequences " << by_kind(races) << "\n";
   std::string summary = summary_line(counts);
   INFO(summary);
   if (std::getenv("TIRC_RANDOM_VERBOSE"))

@@ -59,6 +59,8 @@ struct RunOptions {
   bool small_ints = true;
   int seeds = 2;
   bool contraction_kernels = false;
+  // The reference run checks vectorized loops for races (see tirc::RunOptions).
+  bool check_vectorized = true;
 };
 
 // Compiles f for t and checks the JIT against the interpreter; returns the stats.
@@ -94,7 +96,10 @@ inline GeneratorStats expect_same(const PrimFunc& f, const Target& t, const RunO
         ++s;
       }
     }
-    run(f, ref_args);
+    // Checking mode: the reference run also proves the program race-free.
+    tirc::RunOptions checking = tirc::RunOptions::checked(seed);
+    checking.check_vectorized = o.check_vectorized;
+    run(f, ref_args, checking);
     int rc = call_jit(jit, "kernel", f, got_args);
     INFO("target " << t.name() << ", seed " << seed);
     CHECK(rc == 0);

@@ -102,7 +102,11 @@ TEST_CASE("x86: vectorization falls back to the serial loop when not equivalent"
     PrimFunc f = tir(buf("A", 33) + ", " + buf("B", 33), body);
     INFO(body);
     for (const Target& t : targets()) {
-      GeneratorStats st = expect_same(f, t, opts(true, 2));
+      // Order-dependent on purpose (the recurrence): the race checker would
+      // refuse the reference run.
+      auto o = opts(true, 2);
+      o.check_vectorized = false;
+      GeneratorStats st = expect_same(f, t, o);
       CHECK(st.vectorized_loops == 0);
       CHECK(st.serial_fallbacks == 1);
     }
