@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_equal.h"
 #include "ir/arith/int_math.h"
 #include "ir/arith/linear_form.h"
 #include "ir/functor.h"
@@ -81,22 +82,16 @@ class Separation {
   const Var& twin_var(const VarNode* v) const { return twins_.at(v); }
 
   static bool same_layout(const Buffer& a, const Buffer& b) {
-    if (a->shape.size() != b->shape.size() || a->strides.size() != b->strides.size()) return false;
-    if (!same_opt(a->elem_offset, b->elem_offset)) return false;
-    for (size_t i = 0; i < a->shape.size(); ++i)
-      if (!same_expr(a->shape[i], b->shape[i])) return false;
-    for (size_t i = 0; i < a->strides.size(); ++i)
-      if (!same_expr(a->strides[i], b->strides[i])) return false;
-    return true;
-  }
-  static bool same_opt(const Expr& a, const Expr& b) {
-    if (!a || !b) return !a && !b;
-    return same_expr(a, b);
-  }
-  static bool same_expr(const Expr& a, const Expr& b) {
-    auto ca = as_const_int(a), cb = as_const_int(b);
-    if (ca && cb) return *ca == *cb;
-    return a.get() == b.get();
+    auto same = [](const std::vector<Expr>& x, const std::vector<Expr>& y) {
+      if (x.size() != y.size()) return false;
+      for (size_t i = 0; i < x.size(); ++i)
+        if (!arith::same_expr(x[i], y[i])) return false;
+      return true;
+    };
+    const bool same_offset = !a->elem_offset || !b->elem_offset
+                                 ? !a->elem_offset && !b->elem_offset
+                                 : arith::same_expr(a->elem_offset, b->elem_offset);
+    return same_offset && same(a->shape, b->shape) && same(a->strides, b->strides);
   }
 
   // The coefficient of the plain term `v` in f, removed from f; nullopt when
@@ -146,18 +141,10 @@ class Separation {
   // index under a coarser one (jo * 16 + ji with ji the loop).
   bool interleaved_apart(const arith::LinearForm& diff, arith::i128 c) const {
     if (!extent_) return false;
-    arith::i128 g = diff.constant < 0 ? -static_cast<arith::i128>(diff.constant) : diff.constant;
-    for (const arith::LinearTerm& t : diff.terms)
-      g = gcd(g, t.coef < 0 ? -static_cast<arith::i128>(t.coef) : t.coef);
+    int64_t g = diff.constant;
+    for (const arith::LinearTerm& t : diff.terms) g = arith::gcd64(g, t.coef);
+    g = arith::gcd64(g, 0);  // |g|
     return g > c * (*extent_ - 1);
-  }
-  static arith::i128 gcd(arith::i128 a, arith::i128 b) {
-    while (b != 0) {
-      arith::i128 t = a % b;
-      a = b;
-      b = t;
-    }
-    return a;
   }
 
   // The box as one range of row-major offsets (elem_offset + sum of
