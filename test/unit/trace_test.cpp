@@ -423,6 +423,17 @@ TEST_CASE("trace from_json syntax errors point at line and column", "[schedule][
   }
 }
 
+TEST_CASE("trace to_json refuses strings that are not UTF-8", "[schedule][trace]") {
+  // A script's "\xff" is a byte JSON text cannot carry; UTF-8 passes through.
+  const std::string head =
+      "b0 = sch.get_block(name=\"C\")\n"
+      "sch.annotate(block_or_loop=b0, ann_key=\"k\", ann_val=";
+  CHECK_THROWS_WITH(Trace::parse(head + "\"\\xff\")\n").to_json(),
+                    Catch::Contains("cannot write the trace as JSON: instruction 1:"));
+  Trace utf8 = Trace::parse(head + "\"caf\xc3\xa9 \\x7f\")\n");
+  CHECK(Trace::from_json(utf8.to_json()).print() == utf8.print());
+}
+
 TEST_CASE("trace readers never crash on mutated input", "[schedule][trace]") {
   const std::string script = every_kind().print();
   const std::string json = every_kind().to_json();
