@@ -15,7 +15,11 @@ std::string DataType::str() const {
     case Code::Handle: return "handle";
     case Code::Void: return "void";
   }
-  if (lanes_ > 1) base += "x" + std::to_string(lanes_);
+  if (lanes_ > 1) {
+    // Two appends (not "x" + ...) avoid a false -Wrestrict in GCC 12.
+    base += 'x';
+    base += std::to_string(lanes_);
+  }
   return base;
 }
 

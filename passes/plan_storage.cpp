@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "ir/functor.h"
 #include "ir/substitute.h"
@@ -99,8 +100,12 @@ class StoragePlanner : public StmtMutator {
     }
     std::vector<size_t> order(members.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return members[a].first < members[b].first; });
+    // By first use, ties in member order. std::sort with the index as tie-break,
+    // not std::stable_sort: libstdc++ 12's stable_sort calls the deprecated
+    // get_temporary_buffer, an error under clang 19 with -Werror.
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return std::pair(members[a].first, a) < std::pair(members[b].first, b);
+    });
 
     struct Slot {
       std::vector<size_t> members;

@@ -48,10 +48,12 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loop_rvs, bool preserve_unit_it
   inst.keywords.emplace_back("preserve_unit_iters", TraceValue(preserve_unit_iters));
   for (LoopRV l : loop_rvs) inst.positional.push_back(trace_rv(l));
   if (loops.size() == 1) {
-    // Fusing one loop leaves it as it is.
-    inst.outputs.push_back(trace_rv(loop_rvs[0]));
+    // Fusing one loop leaves it as it is, under a new handle: the trace binds
+    // every output to a fresh name, so `l3 = sch.fuse(l3)` would not reload.
+    LoopRV same = new_loop_rv(entries[0].func, entries[0].var);
+    inst.outputs.push_back(trace_rv(same));
     record(std::move(inst));
-    return loop_rvs[0];
+    return same;
   }
 
   const DataType dt = loops[0]->loop_var->dtype;

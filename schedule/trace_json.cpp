@@ -1,12 +1,17 @@
 // Traces as JSON:
-//   {"version": 1, "instructions": [{"kind": "split", "positional": [],
-//    "keywords": [["loop", {"rv": "l1"}], ["factors", [null, 32]]],
-//    "outputs": ["l4", "l5"], "list_output": true}]}
+//   {"version": 1, "instructions": [
+//     {"kind": "split", "positional": [],
+//      "keywords": [["loop", {"rv": "l1"}], ["factors", [null, 32]]],
+//      "outputs": ["l4", "l5"], "list_output": true}
+//   ]}
 // Values: null, true, 1, 1.5, "s", {"rv": "b0"}, [...], {"tuple": [...]},
 // {"index_map": "lambda i: (i,)"}, {"float": "inf"} for non-finite floats.
-#include <charconv>
+// nlohmann-json reads and writes the text; this file maps it to instructions
+// and checks them against the primitives' specs.
 #include <cmath>
-#include <map>
+#include <limits>
+
+#include <nlohmann/json.hpp>
 
 #include "ir/text/lexer.h"
 #include "schedule/trace_spec.h"
@@ -16,310 +21,153 @@ namespace tirc {
 namespace {
 
 using namespace trace_detail;
+// Ordered, so objects keep the field order the format documents.
+using Json = nlohmann::ordered_json;
 
-// ---- a small JSON document model --------------------------------------------
-
-struct Json {
-  enum class Kind { Null, Bool, Int, Double, String, Array, Object } kind = Kind::Null;
-  bool b = false;
-  int64_t i = 0;
-  double d = 0;
-  std::string s;
-  std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> fields;
-
-  const Json* field(std::string_view name) const {
-    for (const auto& [k, v] : fields)
-      if (k == name) return &v;
-    return nullptr;
-  }
-};
-
-class JsonReader {
- public:
-  explicit JsonReader(std::string_view text)
-      : file_{std::make_shared<const std::string>("<json>"),
-              std::make_shared<const std::string>(text)},
-        src_(*file_.text) {}
-
-  Json read_document() {
-    Json v = read(0);
-    skip_space();
-    if (pos_ != src_.size()) fail("unexpected text after the JSON value");
-    return v;
-  }
-
- private:
-  SourceFile file_;
-  std::string_view src_;
-  size_t pos_ = 0;
-
-  [[noreturn]] void fail(const std::string& msg) const {
-    int line = 1, col = 1;
-    for (size_t k = 0; k < pos_ && k < src_.size(); ++k) {
-      if (src_[k] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    throw Error("malformed trace JSON: " + msg, file_.at(line, col));
-  }
-  void skip_space() {
-    while (pos_ < src_.size() &&
-           (src_[pos_] == ' ' || src_[pos_] == '\t' || src_[pos_] == '\n' || src_[pos_] == '\r'))
-      ++pos_;
-  }
-  bool consume(std::string_view word) {
-    if (src_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
-
-  Json read(int depth) {
-    if (depth > 64) fail("nesting too deep");
-    skip_space();
-    if (pos_ >= src_.size()) fail("unexpected end of input");
-    Json v;
-    char c = src_[pos_];
-    if (consume("null")) return v;
-    if (consume("true") || consume("false")) {
-      v.kind = Json::Kind::Bool;
-      v.b = src_[pos_ - 1] == 'e' && src_[pos_ - 2] == 'u';
-      return v;
-    }
-    if (c == '"') {
-      v.kind = Json::Kind::String;
-      v.s = read_string();
-      return v;
-    }
-    if (c == '-' || (c >= '0' && c <= '9')) return read_number();
-    if (c == '[') {
-      ++pos_;
-      v.kind = Json::Kind::Array;
-      skip_space();
-      if (consume("]")) return v;
-      while (true) {
-        v.items.push_back(read(depth + 1));
-        skip_space();
-        if (consume("]")) return v;
-        if (!consume(",")) fail("expected ',' or ']'");
-      }
-    }
-    if (c == '{') {
-      ++pos_;
-      v.kind = Json::Kind::Object;
-      skip_space();
-      if (consume("}")) return v;
-      while (true) {
-        skip_space();
-        if (pos_ >= src_.size() || src_[pos_] != '"') fail("expected a field name");
-        std::string key = read_string();
-        skip_space();
-        if (!consume(":")) fail("expected ':'");
-        v.fields.emplace_back(std::move(key), read(depth + 1));
-        skip_space();
-        if (consume("}")) return v;
-        if (!consume(",")) fail("expected ',' or '}'");
-      }
-    }
-    fail(std::string("unexpected character '") + c + "'");
-  }
-
-  Json read_number() {
-    size_t start = pos_;
-    if (src_[pos_] == '-') ++pos_;
-    bool is_float = false;
-    auto digits = [&] {
-      size_t from = pos_;
-      while (pos_ < src_.size() && src_[pos_] >= '0' && src_[pos_] <= '9') ++pos_;
-      if (pos_ == from) fail("malformed number");
-    };
-    digits();
-    if (pos_ < src_.size() && src_[pos_] == '.') {
-      ++pos_;
-      is_float = true;
-      digits();
-    }
-    if (pos_ < src_.size() && (src_[pos_] == 'e' || src_[pos_] == 'E')) {
-      ++pos_;
-      is_float = true;
-      if (pos_ < src_.size() && (src_[pos_] == '+' || src_[pos_] == '-')) ++pos_;
-      digits();
-    }
-    std::string spelling(src_.substr(start, pos_ - start));
-    Json v;
-    if (!is_float) {
-      auto [p, ec] = std::from_chars(spelling.data(), spelling.data() + spelling.size(), v.i);
-      if (ec != std::errc() || p != spelling.data() + spelling.size())
-        fail("integer " + spelling + " out of range");
-      v.kind = Json::Kind::Int;
-      return v;
-    }
-    v.d = std::strtod(spelling.c_str(), nullptr);
-    if (!std::isfinite(v.d)) fail("number " + spelling + " out of range");
-    v.kind = Json::Kind::Double;
-    return v;
-  }
-
-  unsigned read_hex4() {
-    if (pos_ + 4 > src_.size()) fail("truncated \\u escape");
-    unsigned v = 0;
-    for (int k = 0; k < 4; ++k) {
-      char h = src_[pos_++];
-      int d = (h >= '0' && h <= '9')   ? h - '0'
-              : (h >= 'a' && h <= 'f') ? h - 'a' + 10
-              : (h >= 'A' && h <= 'F') ? h - 'A' + 10
-                                       : -1;
-      if (d < 0) fail("invalid \\u escape");
-      v = v * 16 + static_cast<unsigned>(d);
-    }
-    return v;
-  }
-
-  static void append_utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
-  std::string read_string() {
-    ++pos_;  // opening quote
-    std::string out;
-    while (true) {
-      if (pos_ >= src_.size()) fail("unterminated string");
-      char c = src_[pos_++];
-      if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) fail("control character in string");
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (pos_ >= src_.size()) fail("unterminated string");
-      char e = src_[pos_++];
-      switch (e) {
-        case '"':
-        case '\\':
-        case '/':
-          out += e;
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'u': {
-          unsigned cp = read_hex4();
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            if (!consume("\\u")) fail("unpaired surrogate in \\u escape");
-            unsigned low = read_hex4();
-            if (low < 0xDC00 || low > 0xDFFF) fail("unpaired surrogate in \\u escape");
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            fail("unpaired surrogate in \\u escape");
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default:
-          fail(std::string("unknown escape '\\") + e + "'");
-      }
-    }
-  }
-};
+// Containers deeper than this are refused: decoding recurses once per level.
+constexpr int kMaxDepth = 64;
 
 // ---- writing ------------------------------------------------------------------
 
-std::string json_string(std::string_view s) {
-  static const char* digits = "0123456789abcdef";
-  std::string out = "\"";
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (u < 0x20 || u == 0x7f) {
-      out += "\\u00";
-      out += digits[u >> 4];
-      out += digits[u & 15];
-    } else {
-      out += c;
+Json encode_value(const TraceValue& value) {
+  struct Encoder {
+    Json operator()(std::monostate) const { return nullptr; }
+    Json operator()(bool b) const { return b; }
+    Json operator()(int64_t i) const { return i; }
+    Json operator()(double d) const {
+      // JSON has no spelling for non-finite numbers.
+      if (std::isnan(d)) return {{"float", "nan"}};
+      if (std::isinf(d)) return {{"float", d > 0 ? "inf" : "-inf"}};
+      return d;
     }
-  }
-  return out + "\"";
-}
-
-std::string json_value(const TraceValue& value) {
-  struct Writer {
-    std::string operator()(std::monostate) const { return "null"; }
-    std::string operator()(bool b) const { return b ? "true" : "false"; }
-    std::string operator()(int64_t i) const { return std::to_string(i); }
-    std::string operator()(double d) const {
-      if (std::isnan(d)) return R"({"float": "nan"})";
-      if (std::isinf(d)) return d > 0 ? R"({"float": "inf"})" : R"({"float": "-inf"})";
-      return print_double(d);
+    Json operator()(const std::string& s) const { return s; }
+    Json operator()(const TraceRV& rv) const { return {{"rv", rv.name()}}; }
+    Json operator()(const TraceList& l) const {
+      Json out = Json::array();
+      for (const TraceValue& x : l) out.push_back(encode_value(x));
+      return out;
     }
-    std::string operator()(const std::string& s) const { return json_string(s); }
-    std::string operator()(const TraceRV& rv) const {
-      return "{\"rv\": " + json_string(rv.name()) + "}";
+    Json operator()(const TraceValue::Tuple& t) const {
+      Json items = Json::array();
+      for (const TraceValue& x : t.items) items.push_back(encode_value(x));
+      return {{"tuple", std::move(items)}};
     }
-    std::string operator()(const TraceList& l) const {
-      std::string out = "[";
-      for (size_t i = 0; i < l.size(); ++i) {
-        out += i ? ", " : "";
-        out += json_value(l[i]);
-      }
-      return out + "]";
-    }
-    std::string operator()(const TraceValue::Tuple& t) const {
-      std::string out = "{\"tuple\": [";
-      for (size_t i = 0; i < t.items.size(); ++i) {
-        out += i ? ", " : "";
-        out += json_value(t.items[i]);
-      }
-      return out + "]}";
-    }
-    std::string operator()(const std::shared_ptr<const IndexMap>& m) const {
-      return m ? "{\"index_map\": " + json_string(print_index_map(*m)) + "}" : "null";
+    Json operator()(const std::shared_ptr<const IndexMap>& m) const {
+      if (!m) return nullptr;
+      return {{"index_map", print_index_map(*m)}};
     }
   };
-  return std::visit(Writer{}, value.v);
+  return std::visit(Encoder{}, value.v);
+}
+
+Json encode_instruction(const Instruction& inst) {
+  Json positional = Json::array();
+  for (const TraceValue& v : inst.positional) positional.push_back(encode_value(v));
+  // Keywords are [name, value] pairs, not an object: their order is the
+  // printing order.
+  Json keywords = Json::array();
+  for (const auto& [name, v] : inst.keywords) keywords.push_back(Json::array({name, encode_value(v)}));
+  Json outputs = Json::array();
+  for (const TraceRV& rv : inst.outputs) outputs.push_back(rv.name());
+  Json j = Json::object();
+  j["kind"] = inst.kind;
+  j["positional"] = std::move(positional);
+  j["keywords"] = std::move(keywords);
+  j["outputs"] = std::move(outputs);
+  j["list_output"] = inst.list_output;
+  return j;
+}
+
+// nlohmann's one-line dump() separates with "," and ":"; traces have always
+// been written with ", " and ": " (scripts and tests diff them), so containers
+// are laid out here and every scalar (string escapes, number spelling) is
+// nlohmann's. Strings that are not UTF-8 throw nlohmann's type_error.
+void dump_spaced(const Json& j, std::string& out) {
+  if (j.is_array()) {
+    out += '[';
+    for (size_t i = 0; i < j.size(); ++i) {
+      if (i) out += ", ";
+      dump_spaced(j[i], out);
+    }
+    out += ']';
+  } else if (j.is_object()) {
+    out += '{';
+    bool first = true;
+    for (const auto& [key, value] : j.items()) {
+      if (!first) out += ", ";
+      first = false;
+      out += Json(key).dump() + ": ";
+      dump_spaced(value, out);
+    }
+    out += '}';
+  } else {
+    out += j.dump();
+  }
+}
+
+// ---- reading ------------------------------------------------------------------
+
+// nlohmann's messages start "[json.exception.parse_error.101] parse error at
+// line 1, column 2: "; the location is reported through SourceLoc instead.
+std::string reason(const nlohmann::json::exception& e) {
+  std::string_view what = e.what();
+  if (size_t tag = what.find("] "); tag != std::string_view::npos) what.remove_prefix(tag + 2);
+  if (what.starts_with("parse error"))
+    if (size_t colon = what.find(": "); colon != std::string_view::npos)
+      what.remove_prefix(colon + 2);
+  return std::string(what);
+}
+
+// `byte` counts the characters nlohmann read, the offending one last.
+SourceLoc loc_at_byte(const SourceFile& file, size_t byte) {
+  const std::string& text = *file.text;
+  size_t end = std::min(byte == 0 ? 0 : byte - 1, text.size());
+  int line = 1, col = 1;
+  for (size_t k = 0; k < end; ++k) {
+    if (text[k] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return file.at(line, col);
+}
+
+Json parse_document(std::string_view text) {
+  SourceFile file{std::make_shared<const std::string>("<json>"),
+                  std::make_shared<const std::string>(text)};
+  auto depth_guard = [&](int depth, Json::parse_event_t event, Json&) {
+    if ((event == Json::parse_event_t::object_start ||
+         event == Json::parse_event_t::array_start) &&
+        depth >= kMaxDepth)
+      throw Error("malformed trace JSON: nesting too deep (more than " +
+                  std::to_string(kMaxDepth) + " levels)");
+    return true;
+  };
+  try {
+    return Json::parse(text.begin(), text.end(), depth_guard);
+  } catch (const Json::parse_error& e) {
+    throw Error("malformed trace JSON: " + reason(e), loc_at_byte(file, e.byte));
+  } catch (const Json::exception& e) {
+    throw Error("malformed trace JSON: " + reason(e));
+  }
 }
 
 // ---- decoding -----------------------------------------------------------------
 
 [[noreturn]] void bad(size_t index, const std::string& msg) {
   throw Error("malformed trace JSON: instruction " + std::to_string(index) + ": " + msg);
+}
+
+// JSON integers above INT64_MAX read as unsigned; traces hold int64_t.
+std::optional<int64_t> as_int64(const Json& j) {
+  if (j.is_number_unsigned()) {
+    uint64_t u = j.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
+    return static_cast<int64_t>(u);
+  }
+  return j.get<int64_t>();
 }
 
 std::optional<TraceRV> rv_from_name(const std::string& name) {
@@ -331,78 +179,82 @@ std::optional<TraceRV> rv_from_name(const std::string& name) {
 }
 
 TraceValue decode_value(const Json& j, size_t index) {
-  switch (j.kind) {
-    case Json::Kind::Null:
-      return TraceValue(nullptr);
-    case Json::Kind::Bool:
-      return TraceValue(j.b);
-    case Json::Kind::Int:
-      return TraceValue(j.i);
-    case Json::Kind::Double:
-      return TraceValue(j.d);
-    case Json::Kind::String:
-      return TraceValue(j.s);
-    case Json::Kind::Array: {
-      TraceList list;
-      for (const Json& x : j.items) list.push_back(decode_value(x, index));
-      return TraceValue(std::move(list));
-    }
-    case Json::Kind::Object:
-      break;
+  if (j.is_null()) return TraceValue(nullptr);
+  if (j.is_boolean()) return TraceValue(j.get<bool>());
+  if (j.is_number_integer()) {
+    std::optional<int64_t> i = as_int64(j);
+    if (!i) bad(index, "integer " + j.dump() + " out of range");
+    return TraceValue(*i);
   }
-  if (j.fields.size() != 1) bad(index, "a value object must have exactly one field");
-  const auto& [key, inner] = j.fields[0];
+  if (j.is_number_float()) return TraceValue(j.get<double>());
+  if (j.is_string()) return TraceValue(j.get<std::string>());
+  if (j.is_array()) {
+    TraceList list;
+    for (const Json& x : j) list.push_back(decode_value(x, index));
+    return TraceValue(std::move(list));
+  }
+  if (j.size() != 1) bad(index, "a value object must have exactly one field");
+  const std::string& key = j.begin().key();
+  const Json& inner = j.begin().value();
+  const std::string* text = inner.get_ptr<const std::string*>();
   if (key == "rv") {
     std::optional<TraceRV> rv;
-    if (inner.kind == Json::Kind::String) rv = rv_from_name(inner.s);
+    if (text) rv = rv_from_name(*text);
     if (!rv) bad(index, "\"rv\" must name a random variable like \"b0\", \"l1\" or \"v2\"");
     return TraceValue(*rv);
   }
   if (key == "tuple") {
-    if (inner.kind != Json::Kind::Array) bad(index, "\"tuple\" must be an array");
+    if (!inner.is_array()) bad(index, "\"tuple\" must be an array");
     TraceValue::Tuple t;
-    for (const Json& x : inner.items) t.items.push_back(decode_value(x, index));
+    for (const Json& x : inner) t.items.push_back(decode_value(x, index));
     return TraceValue(std::move(t));
   }
   if (key == "index_map") {
-    if (inner.kind != Json::Kind::String) bad(index, "\"index_map\" must be a string");
+    if (!text) bad(index, "\"index_map\" must be a string");
     try {
-      return TraceValue(std::make_shared<const IndexMap>(parse_index_map(inner.s, SourceLoc{})));
+      return TraceValue(std::make_shared<const IndexMap>(parse_index_map(*text, SourceLoc{})));
     } catch (const Error& e) {
       bad(index, e.message());
     }
   }
   if (key == "float") {
-    if (inner.kind == Json::Kind::String && inner.s == "inf") return TraceValue(HUGE_VAL);
-    if (inner.kind == Json::Kind::String && inner.s == "-inf") return TraceValue(-HUGE_VAL);
-    if (inner.kind == Json::Kind::String && inner.s == "nan") return TraceValue(std::nan(""));
+    if (text && *text == "inf") return TraceValue(HUGE_VAL);
+    if (text && *text == "-inf") return TraceValue(-HUGE_VAL);
+    if (text && *text == "nan") return TraceValue(std::nan(""));
     bad(index, "\"float\" must be \"inf\", \"-inf\" or \"nan\"");
   }
   bad(index, "unknown value object \"" + key + "\"");
 }
 
+// The field `name` of object `j`, or null.
+const Json* field(const Json& j, const char* name) {
+  auto it = j.find(name);
+  return it == j.end() ? nullptr : &*it;
+}
+
 Instruction decode_instruction(const Json& j, size_t index, DefinedRVs& defined) {
-  if (j.kind != Json::Kind::Object) bad(index, "not an object");
-  for (const auto& [key, v] : j.fields)
+  if (!j.is_object()) bad(index, "not an object");
+  for (const auto& [key, v] : j.items())
     if (key != "kind" && key != "positional" && key != "keywords" && key != "outputs" &&
         key != "list_output")
       bad(index, "unknown field \"" + key + "\"");
-  const Json* kind = j.field("kind");
-  if (!kind || kind->kind != Json::Kind::String) bad(index, "\"kind\" must be a string");
-  const PrimitiveSpec* spec = find_primitive(kind->s);
-  if (!spec) bad(index, "unknown schedule primitive '" + kind->s + "'");
+  const Json* kind = field(j, "kind");
+  if (!kind || !kind->is_string()) bad(index, "\"kind\" must be a string");
+  const std::string& kind_name = kind->get_ref<const std::string&>();
+  const PrimitiveSpec* spec = find_primitive(kind_name);
+  if (!spec) bad(index, "unknown schedule primitive '" + kind_name + "'");
   Instruction inst;
   inst.kind = spec->kind;
   inst.list_output = spec->outputs == Outputs::List;
   std::string prefix = inst.kind + ": ";
 
-  if (const Json* pos = j.field("positional")) {
-    if (pos->kind != Json::Kind::Array) bad(index, "\"positional\" must be an array");
-    if (spec->positional == PrimitiveSpec::Positional::None && !pos->items.empty())
+  if (const Json* pos = field(j, "positional")) {
+    if (!pos->is_array()) bad(index, "\"positional\" must be an array");
+    if (spec->positional == PrimitiveSpec::Positional::None && !pos->empty())
       bad(index, prefix + "takes no positional arguments");
-    if (spec->positional == PrimitiveSpec::Positional::Scope && pos->items.size() > 1)
+    if (spec->positional == PrimitiveSpec::Positional::Scope && pos->size() > 1)
       bad(index, prefix + "takes one positional argument");
-    for (const Json& x : pos->items) {
+    for (const Json& x : *pos) {
       TraceValue v = decode_value(x, index);
       if (auto why = check_positional(*spec, v, defined)) bad(index, prefix + *why);
       inst.positional.push_back(std::move(v));
@@ -412,18 +264,17 @@ Instruction decode_instruction(const Json& j, size_t index, DefinedRVs& defined)
     bad(index, prefix + "needs a positional argument");
 
   std::vector<std::optional<TraceValue>> slots(spec->params.size());
-  if (const Json* kws = j.field("keywords")) {
-    if (kws->kind != Json::Kind::Array) bad(index, "\"keywords\" must be an array");
-    for (const Json& kv : kws->items) {
-      if (kv.kind != Json::Kind::Array || kv.items.size() != 2 ||
-          kv.items[0].kind != Json::Kind::String)
+  if (const Json* kws = field(j, "keywords")) {
+    if (!kws->is_array()) bad(index, "\"keywords\" must be an array");
+    for (const Json& kv : *kws) {
+      if (!kv.is_array() || kv.size() != 2 || !kv[0].is_string())
         bad(index, "a keyword must be a [name, value] pair");
-      const std::string& key = kv.items[0].s;
+      const std::string& key = kv[0].get_ref<const std::string&>();
       size_t p = 0;
       while (p < spec->params.size() && key != spec->params[p].name) ++p;
       if (p == spec->params.size()) bad(index, prefix + "no parameter '" + key + "'");
       if (slots[p]) bad(index, prefix + "got multiple values for '" + key + "'");
-      TraceValue v = decode_value(kv.items[1], index);
+      TraceValue v = decode_value(kv[1], index);
       if (auto why = check_value(spec->params[p].type, v, defined))
         bad(index, prefix + key + " " + *why);
       slots[p] = std::move(v);
@@ -437,20 +288,19 @@ Instruction decode_instruction(const Json& j, size_t index, DefinedRVs& defined)
     }
   }
 
-  if (const Json* lo = j.field("list_output")) {
-    if (lo->kind != Json::Kind::Bool) bad(index, "\"list_output\" must be true or false");
-    if (lo->b != inst.list_output)
+  if (const Json* lo = field(j, "list_output")) {
+    if (!lo->is_boolean()) bad(index, "\"list_output\" must be true or false");
+    if (lo->get<bool>() != inst.list_output)
       bad(index, prefix + "list_output must be " + (inst.list_output ? "true" : "false"));
   }
-  if (const Json* outs = j.field("outputs")) {
-    if (outs->kind != Json::Kind::Array) bad(index, "\"outputs\" must be an array");
-    if (spec->outputs == Outputs::None && !outs->items.empty())
-      bad(index, prefix + "returns nothing");
-    if (spec->outputs == Outputs::One && outs->items.size() > 1)
+  if (const Json* outs = field(j, "outputs")) {
+    if (!outs->is_array()) bad(index, "\"outputs\" must be an array");
+    if (spec->outputs == Outputs::None && !outs->empty()) bad(index, prefix + "returns nothing");
+    if (spec->outputs == Outputs::One && outs->size() > 1)
       bad(index, prefix + "returns one value");
-    for (const Json& o : outs->items) {
+    for (const Json& o : *outs) {
       std::optional<TraceRV> rv;
-      if (o.kind == Json::Kind::String) rv = rv_from_name(o.s);
+      if (o.is_string()) rv = rv_from_name(o.get_ref<const std::string&>());
       if (!rv || rv->kind != spec->output_kind)
         bad(index,
             prefix + "outputs must be names like \"" + std::string(1, spec->output_kind) + "0\"");
@@ -469,45 +319,35 @@ Instruction decode_instruction(const Json& j, size_t index, DefinedRVs& defined)
 }  // namespace
 
 std::string Trace::to_json() const {
+  // One instruction a line, so traces diff well.
   std::string out = "{\"version\": 1, \"instructions\": [";
   for (size_t n = 0; n < insts_.size(); ++n) {
-    const Instruction& inst = insts_[n];
     out += n ? ",\n  " : "\n  ";
-    out += "{\"kind\": " + json_string(inst.kind) + ", \"positional\": [";
-    for (size_t i = 0; i < inst.positional.size(); ++i) {
-      out += i ? ", " : "";
-      out += json_value(inst.positional[i]);
+    try {
+      dump_spaced(encode_instruction(insts_[n]), out);
+    } catch (const Json::exception& e) {
+      // JSON text is UTF-8; a script's "\xff" string has no JSON spelling.
+      throw Error("cannot write the trace as JSON: instruction " + std::to_string(n) + ": " +
+                  reason(e));
     }
-    out += "], \"keywords\": [";
-    for (size_t i = 0; i < inst.keywords.size(); ++i) {
-      out += i ? ", [" : "[";
-      out += json_string(inst.keywords[i].first) + ", " + json_value(inst.keywords[i].second) + "]";
-    }
-    out += "], \"outputs\": [";
-    for (size_t i = 0; i < inst.outputs.size(); ++i) {
-      out += i ? ", " : "";
-      out += json_string(inst.outputs[i].name());
-    }
-    out += std::string("], \"list_output\": ") + (inst.list_output ? "true" : "false") + "}";
   }
   out += insts_.empty() ? "]}\n" : "\n]}\n";
   return out;
 }
 
 Trace Trace::from_json(std::string_view json) {
-  Json doc = JsonReader(json).read_document();
-  if (doc.kind != Json::Kind::Object)
-    throw Error("malformed trace JSON: the document must be an object");
-  const Json* version = doc.field("version");
-  if (!version || version->kind != Json::Kind::Int || version->i != 1)
+  Json doc = parse_document(json);
+  if (!doc.is_object()) throw Error("malformed trace JSON: the document must be an object");
+  const Json* version = field(doc, "version");
+  if (!version || !version->is_number_integer() || as_int64(*version) != 1)
     throw Error("malformed trace JSON: \"version\" must be 1");
-  const Json* insts = doc.field("instructions");
-  if (!insts || insts->kind != Json::Kind::Array)
+  const Json* insts = field(doc, "instructions");
+  if (!insts || !insts->is_array())
     throw Error("malformed trace JSON: \"instructions\" must be an array");
   Trace trace;
   DefinedRVs defined;
-  for (size_t n = 0; n < insts->items.size(); ++n)
-    trace.append(decode_instruction(insts->items[n], n, defined));
+  for (size_t n = 0; n < insts->size(); ++n)
+    trace.append(decode_instruction((*insts)[n], n, defined));
   return trace;
 }
 

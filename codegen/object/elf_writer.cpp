@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "ir/error.h"
 
@@ -160,8 +161,12 @@ std::vector<uint8_t> write_elf_object(const MachineCode& code) {
     r.r_addend = static_cast<int64_t>(d.rodata_offset) - 4;
     relocations.push_back(r);
   }
-  std::stable_sort(relocations.begin(), relocations.end(),
-                   [](const auto& a, const auto& b) { return a.r_offset < b.r_offset; });
+  // By offset; each patched field has one relocation, so the order is total.
+  // (Not std::stable_sort: libstdc++ 12's calls the deprecated
+  // get_temporary_buffer, an error under clang 19 with -Werror.)
+  std::sort(relocations.begin(), relocations.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.r_offset, a.r_info, a.r_addend) < std::tie(b.r_offset, b.r_info, b.r_addend);
+  });
 
   StringTable shstrtab;
   const uint32_t name_text = shstrtab.add(".text");

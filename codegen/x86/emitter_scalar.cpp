@@ -788,7 +788,11 @@ int FunctionEmitter::eval_select(const SelectNode& s) {
   // Eager, as the IR says: both values are evaluated.
   std::vector<std::pair<int, int>> order = {
       {need(s.cond), 0}, {need(s.true_value), 1}, {need(s.false_value), 2}};
-  std::stable_sort(order.begin(), order.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  // Neediest first, ties in operand order (std::sort with a tie-break, not
+  // std::stable_sort: libstdc++ 12's is deprecated-warning noise under clang 19).
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
   int temps[3];
   const Expr* parts[3] = {&s.cond, &s.true_value, &s.false_value};
   for (auto& [n, i] : order) temps[i] = eval(*parts[i]);

@@ -361,7 +361,7 @@ TEST_CASE("trace from_json rejects malformed input with errors", "[schedule][tra
       R"({"kind": "get_block", "positional": [], "keywords": [["name", "C"]], "outputs": ["b0"], "list_output": false})";
   std::vector<std::pair<std::string, std::string>> cases = {
       {"", "unexpected end of input"},
-      {"{", "expected a field name"},
+      {"{", "unexpected end of input; expected string literal"},
       {"[1, 2]", "must be an object"},
       {R"({"version": 2, "instructions": []})", "\"version\" must be 1"},
       {R"({"version": 1})", "\"instructions\" must be an array"},
@@ -373,13 +373,17 @@ TEST_CASE("trace from_json rejects malformed input with errors", "[schedule][tra
        "\"rv\" must name a random variable"},
       {ok_head + R"({"kind": "get_block", "keywords": [["name", "C"]], "outputs": ["l0"]}]})",
        "outputs must be names like \"b0\""},
-      {ok_head + get_block + "]} trailing", "unexpected text after the JSON value"},
+      {ok_head + get_block + "]} trailing", "expected end of input"},
       {std::string(10000, '['), "nesting too deep"},
-      {R"({"version": 1, "instructions": ["\q"]})", "unknown escape"},
-      {R"({"version": 1, "instructions": ["abc)", "unterminated string"},
-      {R"({"version": 1, "instructions": ["\ud800"]})", "unpaired surrogate"},
-      {R"({"version": 1e999, "instructions": []})", "out of range"},
-      {R"({"version": 99999999999999999999, "instructions": []})", "out of range"},
+      {R"({"version": 1, "instructions": ["\q"]})", "forbidden character after backslash"},
+      {R"({"version": 1, "instructions": ["abc)", "missing closing quote"},
+      {R"({"version": 1, "instructions": ["\ud800"]})", "must be followed by U+DC00..U+DFFF"},
+      {R"({"version": 1e999, "instructions": []})", "number overflow"},
+      // Beyond uint64_t an integer reads as a float; beyond int64_t it is refused.
+      {R"({"version": 99999999999999999999, "instructions": []})", "\"version\" must be 1"},
+      {ok_head + get_block +
+           R"(, {"kind": "sample_categorical", "keywords": [["candidates", [9223372036854775808]], ["probs", [1]]]}]})",
+       "integer 9223372036854775808 out of range"},
       {ok_head + R"({"kind": "get_block", "keywords": [["name"]]}]})", "[name, value] pair"},
       {ok_head + R"({"kind": "get_block", "keywords": [["name", "C"]], "extra": 1}]})",
        "unknown field \"extra\""},
@@ -392,8 +396,8 @@ TEST_CASE("trace from_json rejects malformed input with errors", "[schedule][tra
        "index map"},
       {ok_head + R"({"kind": "get_block", "keywords": [["name", {"what": 1}]]}]})",
        "unknown value object"},
-      {R"({"version": tru, "instructions": []})", "unexpected character"},
-      {R"({"version": -, "instructions": []})", "malformed number"},
+      {R"({"version": tru, "instructions": []})", "invalid literal"},
+      {R"({"version": -, "instructions": []})", "invalid number"},
   };
   for (const auto& [json, message] : cases) {
     INFO(json.substr(0, 200));
@@ -405,6 +409,29 @@ TEST_CASE("trace from_json rejects malformed input with errors", "[schedule][tra
       CHECK(e.message().find(message) != std::string::npos);
     }
   }
+}
+
+TEST_CASE("trace from_json syntax errors point at line and column", "[schedule][trace]") {
+  try {
+    Trace::from_json("{\"version\": 1,\n  \"instructions\" []}");
+    FAIL("accepted");
+  } catch (const Error& e) {
+    INFO(e.render());
+    CHECK(e.loc().line == 2);
+    CHECK(e.loc().col == 18);
+    CHECK(e.render().find("<json>:2:18: error: malformed trace JSON: ") == 0);
+  }
+}
+
+TEST_CASE("trace to_json refuses strings that are not UTF-8", "[schedule][trace]") {
+  // A script's "\xff" is a byte JSON text cannot carry; UTF-8 passes through.
+  const std::string head =
+      "b0 = sch.get_block(name=\"C\")\n"
+      "sch.annotate(block_or_loop=b0, ann_key=\"k\", ann_val=";
+  CHECK_THROWS_WITH(Trace::parse(head + "\"\\xff\")\n").to_json(),
+                    Catch::Contains("cannot write the trace as JSON: instruction 1:"));
+  Trace utf8 = Trace::parse(head + "\"caf\xc3\xa9 \\x7f\")\n");
+  CHECK(Trace::from_json(utf8.to_json()).print() == utf8.print());
 }
 
 TEST_CASE("trace readers never crash on mutated input", "[schedule][trace]") {

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the fuzz preset (clang 19, libFuzzer) and runs every fuzzer for
+# SECONDS each (default: $TIRC_FUZZ_SECONDS, else 60) on a temporary copy of
+# its corpus, so new inputs do not land in the repository. Any crash, sanitizer
+# report, leak or slow input fails the run; the reproducer is kept under
+# build/fuzz/artifacts/ (add it to the corpus with the fix).
+#   test/fuzz/run.sh            # 60 s each, as CI does
+#   test/fuzz/run.sh 3600       # a long run
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+seconds="${1:-${TIRC_FUZZ_SECONDS:-60}}"
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz
+
+artifacts="$PWD/build/fuzz/artifacts"
+mkdir -p "$artifacts"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+for pair in parser_fuzzer:corpus onnx_fuzzer:onnx_corpus trace_fuzzer:trace_corpus; do
+  fuzzer="${pair%%:*}"
+  corpus="${pair#*:}"
+  echo "=== $fuzzer: ${seconds}s on test/fuzz/$corpus ==="
+  cp -r "test/fuzz/$corpus" "$work/$corpus"
+  # -timeout: one input slower than 10 s is a hang; -rss_limit_mb bounds memory.
+  "build/fuzz/test/fuzz/$fuzzer" "$work/$corpus" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/$fuzzer-"
+done

@@ -1,0 +1,4 @@
+b0 = sch.get_block(name="S", func_name="norm")
+b1 = sch.get_block(name="D", func_name="norm")
+l2, l3 = sch.get_loops(block=b1)
+sch.compute_at(block=b0, loop=l2, preserve_unit_loops=False, index=-1)

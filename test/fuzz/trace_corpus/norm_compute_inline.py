@@ -1,0 +1,6 @@
+b0 = sch.get_block(name="D", func_name="norm")
+b1 = sch.get_block(name="S", func_name="norm")
+l2, l3 = sch.get_loops(block=b1)
+sch.bind(loop=l2, thread_axis="blockIdx.x")
+b4 = sch.cache_read(block=b0, read_buffer_index=0, storage_scope="local")
+sch.compute_inline(block=b4)

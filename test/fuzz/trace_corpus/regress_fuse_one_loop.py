@@ -1,0 +1,3 @@
+b0 = sch.get_block(name="C", func_name="main")
+b1, l2, l3 = sch.get_loops(block=b0)
+l4 = sch.fuse(l3)

@@ -1,0 +1,5 @@
+b0 = sch.get_block(name="C", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+v4, v5, v6 = sch.sample_perfect_tile(loop=l1, n=3, max_innermost_factor=8, decision=[2, 4, 2])
+v7 = sch.sample_categorical(candidates=[1, 2, 4], probs=[0.5, 0.25, 0.25], decision=1)
+l8, l9, l10 = sch.split(loop=l1, factors=[v4, v5, v6], preserve_unit_iters=True)

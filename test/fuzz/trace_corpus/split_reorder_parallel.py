@@ -1,0 +1,5 @@
+b0 = sch.get_block(name="C", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+l4, l5 = sch.split(loop=l1, factors=[None, 4], preserve_unit_iters=True)
+sch.reorder(l4, l2, l5, l3)
+sch.parallel(loop=l4)

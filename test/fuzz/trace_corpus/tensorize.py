@@ -1,0 +1,6 @@
+b0 = sch.get_block(name="C", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+b4 = sch.decompose_reduction(block=b0, loop=l1)
+l5, l6, l7 = sch.get_loops(block=b0)
+sch.reorder(l5, l7, l6)
+sch.tensorize(block_or_loop=l6, tensor_intrin="vec16_fma_f32", preserve_unit_iters=True)
