@@ -30,6 +30,17 @@ const char* to_string(ForKind kind) {
   return "?";
 }
 
+const char* kind_in_prose(ForKind kind) {
+  switch (kind) {
+    case ForKind::Serial: return "serial";
+    case ForKind::Parallel: return "parallel";
+    case ForKind::Vectorized: return "vectorized";
+    case ForKind::Unrolled: return "unrolled";
+    case ForKind::ThreadBinding: return "thread-bound";
+  }
+  return "?";
+}
+
 Stmt make_store(Buffer buffer, Expr value, std::vector<Expr> indices) {
   if (!buffer) throw Error("store to a null buffer");
   if (!value) throw Error("store of a null value to " + buffer->name);

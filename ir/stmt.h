@@ -77,6 +77,9 @@ struct BufferStoreNode : StmtNode {
 
 enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, ThreadBinding };
 const char* to_string(ForKind kind);
+// The kind in prose, for messages: "serial", "parallel", "vectorized",
+// "unrolled", "thread-bound".
+const char* kind_in_prose(ForKind kind);
 
 struct ForNode : StmtNode {
   static constexpr StmtKind kKind = StmtKind::For;

@@ -482,17 +482,6 @@ std::vector<const VarNode*> concurrent_loops(const Stmt& s) {
   return c.vars;
 }
 
-const char* kind_name(ForKind kind) {
-  switch (kind) {
-    case ForKind::Parallel:
-      return "parallel";
-    case ForKind::Vectorized:
-      return "vectorized";
-    default:
-      return "thread-bound";
-  }
-}
-
 }  // namespace
 
 std::optional<std::string> concurrent_loop_conflict(const Stmt& before, const Stmt& after) {
@@ -505,7 +494,7 @@ std::optional<std::string> concurrent_loop_conflict(const Stmt& before, const St
         old && runs_concurrently(old->node().as<ForNode>()->for_kind) && iteration_conflict(*old))
       continue;
     const ForNode* loop = path.node().as<ForNode>();
-    return std::string(kind_name(loop->for_kind)) + " loop " + v->name + " would race: " + *why;
+    return std::string(kind_in_prose(loop->for_kind)) + " loop " + v->name + " would race: " + *why;
   }
   return std::nullopt;
 }

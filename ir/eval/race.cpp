@@ -8,14 +8,8 @@
 namespace tirc::eval {
 
 std::string CheckedLoop::describe() const {
-  switch (kind) {
-    case ForKind::Vectorized:
-      return "vectorized loop " + var;
-    case ForKind::ThreadBinding:
-      return "thread-bound loop " + var + (thread_tag.empty() ? "" : " (" + thread_tag + ")");
-    default:
-      return "parallel loop " + var;
-  }
+  return std::string(kind_in_prose(kind)) + " loop " + var +
+         (thread_tag.empty() ? "" : " (" + thread_tag + ")");
 }
 
 RaceChecker::RaceChecker(bool check, bool check_vectorized, bool shuffle, uint64_t seed)

@@ -31,30 +31,6 @@ PrimFunc parse(const std::string& body) {
   return parse_module(kHeader + body, "race.tir").functions().front().second;
 }
 
-RunOptions races_only() {
-  RunOptions o;
-  o.check_races = true;
-  return o;
-}
-
-// Runs f in checking mode on random inputs; the race message, or "" when the
-// run finds none.
-std::string race_of(const PrimFunc& f, RunOptions options = races_only(), int* line = nullptr) {
-  std::vector<NDArray> inputs = random_inputs(f, 1);
-  std::vector<Argument> args;
-  for (NDArray& a : inputs) args.push_back({&a});
-  std::string race;
-  options.race = &race;
-  try {
-    run(f, args, options);
-  } catch (const Error& e) {
-    if (race.empty()) throw;
-    if (line) *line = e.loc().line;
-    return e.message();
-  }
-  return "";
-}
-
 // f's outputs from a run with `options`.
 std::vector<NDArray> outputs(const PrimFunc& f, const RunOptions& options) {
   std::vector<NDArray> inputs = random_inputs(f, 2);

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <random>
 
+#include "eval_test_util.h"
 #include "ir/eval/interpreter.h"
 #include "ir/text/parser.h"
 #include "schedule/iteration_conflict.h"
@@ -109,24 +110,6 @@ std::string program(const std::vector<LoopSpec>& loops, const std::vector<Index>
   return text + indent + "B[" + wi + "] = B[" + ri + "] + T.float32(1)\n";
 }
 
-// Whether running f (its one parallel loop under the race checker) races.
-bool races(const PrimFunc& f) {
-  std::vector<NDArray> inputs = random_inputs(f, 1);
-  std::vector<Argument> args;
-  for (NDArray& a : inputs) args.push_back({&a});
-  RunOptions options;
-  options.check_races = true;
-  std::string race;
-  options.race = &race;
-  try {
-    run(f, args, options);
-  } catch (const Error& e) {
-    if (race.empty()) throw;
-    return true;
-  }
-  return false;
-}
-
 int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v ? std::atoi(v) : fallback;
@@ -156,7 +139,7 @@ TEST_CASE("the legality proof never accepts a loop the race checker finds racy",
     std::optional<StmtPath> path = find_loop(f->body, o->body.as<ForNode>()->loop_var.get());
     REQUIRE(path);
     bool accepted = !iteration_conflict(*path).has_value();
-    bool race = races(f);
+    bool race = !test::race_of(f).empty();
     INFO("program " << p << ":\n" << text);
     CHECK_FALSE((accepted && race));
     proved += accepted;
