@@ -1,21 +1,31 @@
-// End-to-end latency of the example models (examples/models/) through compiled
-// code: import, lower + generate times, and the best run time of the entry.
-//   tirc_model_bench [--min-time SECONDS] [MODEL_DIR...]
-#include <algorithm>
+// End-to-end latency of ONNX models through compiled code, with the default
+// schedules `tirc run` uses (the rules of tuner/auto_schedule.h for this
+// CPU's model), checked against the reference output stored beside each model.
+//   tirc_model_bench [--min-time SECONDS] [--threads 1,2] [MODEL_DIR...]
+// MODEL_DIR holds model.onnx and test_data_set_0/{input,output}_N.pb; without
+// any, the example models. One machine-readable line per model and thread
+// count (bench/run_model_bench.sh merges them with onnxruntime's figures):
+//   tirc model=NAME threads=N latency_ms=X compile_ms=Y kernels=K check=ok max_abs_diff=D
+// Exit status 1 when a model fails to compile or its output does not match.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/best_time.h"
 #include "codegen/x86/jit.h"
 #include "codegen/x86/module_codegen.h"
 #include "ir/onnx/import.h"
 #include "passes/model_pipeline.h"
 #include "passes/pipeline.h"
 #include "runtime/tirc_runtime.h"
+#include "tuner/auto_schedule.h"
+#include "tuner/space/cpu_model.h"
 
 namespace {
 
@@ -25,24 +35,55 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-void bench_model(const std::string& dir, double min_time) {
+std::string tensor_file(const std::string& dir, const char* kind, size_t i) {
+  return dir + "/test_data_set_0/" + kind + "_" + std::to_string(i) + ".pb";
+}
+
+// Largest |got - want| and whether every element is within the tolerance.
+// Random-weight models sum thousands of products, so exact equality with
+// torch's (differently ordered) sums is not expected. The absolute part of the
+// tolerance scales with the reference's largest magnitude: a randomly
+// initialised MobileNetV2 outputs values near 1e-9, which a fixed atol would
+// accept whatever was computed.
+bool close(const tirc::NDArray& got, const tirc::NDArray& want, double& max_abs) {
+  constexpr double kRtol = 1e-3, kAtol = 1e-4;
+  if (got.shape() != want.shape()) return false;
+  double scale = 0;
+  for (int64_t i = 0; i < want.num_elements(); ++i) scale = std::max(scale, std::fabs(want.get_float(i)));
+  double atol = kAtol * scale;
+  bool ok = true;
+  for (int64_t i = 0; i < got.num_elements(); ++i) {
+    double g = got.get_float(i), w = want.get_float(i), d = std::fabs(g - w);
+    if (!(d <= atol + kRtol * std::fabs(w))) ok = false;
+    if (std::isfinite(d)) max_abs = std::max(max_abs, d);
+  }
+  return ok;
+}
+
+// Benchmarks one model directory; false when its output does not match.
+bool bench_model(const std::string& dir, const std::vector<int>& threads, double min_time) {
   using namespace tirc;
+  std::string name = std::filesystem::path(dir).filename().string();
   auto start = Clock::now();
   IRModule m = import_onnx_module(dir + "/model.onnx");
-  double import_s = seconds_since(start);
-  start = Clock::now();
+  Target target = host_target();
+  RuleContext cx;
+  cx.cpu = host_cpu_model(target);
+  IRModule scheduled = auto_schedule(m, cx).schedule.mod();
   GeneratorOptions options;
-  options.target = host_target();
-  JitModule jit(generate_x86_module(lower(m), "bench", options));
-  double codegen_s = seconds_since(start);
+  options.target = target;
+  JitModule jit(generate_x86_module(lower(scheduled), "bench", options));
+  double compile_s = seconds_since(start);
 
   std::string entry;
-  for (const auto& [name, f] : m.functions())
-    if (is_entry(f)) entry = name;
-  const PrimFunc& f = m.at(entry);
+  for (const auto& [fname, f] : scheduled.functions())
+    if (is_entry(f)) entry = fname;
+  if (entry.empty()) throw Error(dir + "/model.onnx: the module has no entry function");
+  const PrimFunc& f = scheduled.at(entry);
+  size_t inputs = 0;
   std::vector<NDArray> args;
-  for (int i = 0; std::filesystem::exists(dir + "/test_data_set_0/input_" + std::to_string(i) + ".pb"); ++i)
-    args.push_back(onnx::read_tensor_proto_file(dir + "/test_data_set_0/input_" + std::to_string(i) + ".pb"));
+  while (std::filesystem::exists(tensor_file(dir, "input", inputs)))
+    args.push_back(onnx::read_tensor_proto_file(tensor_file(dir, "input", inputs++)));
   for (size_t i = args.size(); i < f->params.size(); ++i) {
     std::vector<int64_t> shape;
     for (const Expr& e : f->params[i].buffer->shape) shape.push_back(e.as<IntImmNode>()->value);
@@ -50,48 +91,62 @@ void bench_model(const std::string& dir, double min_time) {
   }
   std::vector<Argument> call;
   for (NDArray& a : args) call.push_back({&a});
-  size_t kernels = m.size() - 1;
 
-  for (int threads : {1, 0}) {
-    tirc_set_num_threads(threads == 0 ? static_cast<int>(std::thread::hardware_concurrency()) : threads);
-    call_jit(jit, "bench_" + entry, f, call);  // warm up
-    double best = 1e30;
-    int runs = 0;
-    auto begin = Clock::now();
-    while (runs < 10 || seconds_since(begin) < min_time) {
-      auto t = Clock::now();
-      call_jit(jit, "bench_" + entry, f, call);
-      best = std::min(best, seconds_since(t));
-      ++runs;
-    }
-    std::printf("%-20s %7zu %10.2f %10.2f %8d %12.3f\n", std::filesystem::path(dir).filename().c_str(), kernels,
-                import_s * 1e3, codegen_s * 1e3, tirc_get_num_threads(), best * 1e3);
+  auto run = [&] {
+    if (int rc = call_jit(jit, "bench_" + entry, f, call); rc != 0)
+      throw Error(name + ": the entry returned " + std::to_string(rc));
+  };
+  run();
+  double max_abs = 0;
+  bool ok = true;
+  for (size_t i = inputs; i < args.size(); ++i) {
+    std::string want = tensor_file(dir, "output", i - inputs);
+    if (std::filesystem::exists(want)) ok &= close(args[i], onnx::read_tensor_proto_file(want), max_abs);
   }
+
+  for (int n : threads) {
+    tirc_set_num_threads(n);
+    double best = bench::best_seconds(run, bench::Budget{10, min_time, 30 * min_time});
+    std::printf("tirc model=%s threads=%d latency_ms=%.4f compile_ms=%.1f kernels=%zu check=%s max_abs_diff=%.3g\n",
+                name.c_str(), tirc_get_num_threads(), best * 1e3, compile_s * 1e3, scheduled.size() - 1,
+                ok ? "ok" : "MISMATCH", max_abs);
+    std::fflush(stdout);
+  }
+  return ok;
+}
+
+std::vector<int> parse_threads(const std::string& list) {
+  std::vector<int> out;
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, ',');) out.push_back(std::max(1, std::atoi(item.c_str())));
+  return out;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  double min_time = 0.5;
+  double min_time = 1.0;
+  std::vector<int> threads = {1, 2};
   std::vector<std::string> dirs;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--min-time") && i + 1 < argc)
       min_time = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
+      threads = parse_threads(argv[++i]);
     else
       dirs.push_back(argv[i]);
   }
   if (dirs.empty())
     for (const char* name : {"mlp", "cnn", "transformer_block"})
       dirs.push_back(std::string(TIRC_SOURCE_DIR) + "/examples/models/" + name);
-  std::printf("%-20s %7s %10s %10s %8s %12s\n", "model", "kernels", "import_ms", "codegen_ms", "threads",
-              "latency_ms");
+  int status = 0;
   for (const std::string& d : dirs) {
     try {
-      bench_model(d, min_time);
+      if (!bench_model(d, threads, min_time)) status = 1;
     } catch (const tirc::Error& e) {
       std::fprintf(stderr, "%s: %s\n", d.c_str(), e.render().c_str());
-      return 1;
+      status = 1;
     }
   }
-  return 0;
+  return status;
 }

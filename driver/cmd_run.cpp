@@ -3,10 +3,12 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "driver/schedule_flags.h"
 #include "driver/commands.h"
 #include "driver/model_io.h"
+#include "driver/profile.h"
 #include "driver/session.h"
 #include "driver/tensor_io.h"
 #include "ir/onnx/import.h"
@@ -24,6 +26,7 @@ struct RunOptions {
   double rtol = 1e-3;
   double atol = 1e-5;
   bool interpret = false;
+  bool profile = false;
   int repeat = 1;
   ScheduleFlags scheduling;
 };
@@ -53,7 +56,11 @@ std::string file_name_for(const std::string& name) {
   return out.empty() ? "output" : out;
 }
 
+// Runs the profile takes when --repeat does not say.
+constexpr int kProfileRuns = 10;
+
 int run_model(const RunOptions& o) {
+  if (o.profile && o.interpret) throw Error("--profile times compiled kernels; it cannot be used with --interpret");
   IRModule m = load_module(o.file);
   EntryInfo entry = find_entry(m, o.func);
   const auto& params = entry.func->params;
@@ -86,11 +93,19 @@ int run_model(const RunOptions& o) {
 
   Target target = o.target.empty() ? host_target() : parse_target(o.target);
   // The interpreter runs the module as written; compiled runs are scheduled.
+  const IRModule plain = m;
   if (!o.interpret) {
     m = schedule_module(m, o.scheduling, target);
     entry = find_entry(m, o.func);
   }
-  double seconds = run_entry(m, entry, args, target, o.interpret, o.repeat);
+  // The profile runs the same compiled kernels, one timed call at a time; its
+  // table goes after the outputs, so it is computed first and held.
+  std::ostringstream profile;
+  double seconds = 0;
+  if (o.profile)
+    profile_entry(m, plain, entry, args, target, o.repeat > 1 ? o.repeat : kProfileRuns, profile);
+  else
+    seconds = run_entry(m, entry, args, target, o.interpret, o.repeat);
 
   int status = kOk;
   for (size_t i = entry.num_inputs; i < params.size(); ++i) {
@@ -120,7 +135,8 @@ int run_model(const RunOptions& o) {
       status = kBadInput;
     }
   }
-  if (!o.interpret && o.repeat > 1) std::cout << "latency: " << seconds * 1e3 << " ms (best of " << o.repeat << ")\n";
+  std::cout << profile.str();
+  if (!o.interpret && !o.profile && o.repeat > 1) std::cout << "latency: " << seconds * 1e3 << " ms (best of " << o.repeat << ")\n";
   return status;
 }
 }  // namespace
@@ -138,6 +154,9 @@ void add_run_command(CLI::App& app, int& status) {
   cmd->add_option("--target", opts->target, "x86-64-avx512 or x86-64-avx2 (default: this CPU)");
   add_schedule_flags(cmd, opts->scheduling);
   cmd->add_flag("--interpret", opts->interpret, "Run in the reference interpreter instead of compiled code");
+  cmd->add_flag("--profile", opts->profile,
+                "Time each kernel call of the entry and print a per-kernel table (best of --repeat runs, "
+                "default 10)");
   cmd->add_option("--repeat", opts->repeat, "Run N times and print the best latency")
       ->check(CLI::PositiveNumber);
   cmd->callback([opts, &status] { status = run_model(*opts); });

@@ -126,7 +126,7 @@ void with_checker(const RunOptions& options, Run run) {
 // compiled once per run_module call (and once more for checking mode).
 class ModuleRunner final : public eval::ModuleLink {
  public:
-  explicit ModuleRunner(const IRModule& m) : m_(m) {}
+  explicit ModuleRunner(const IRModule& m, const KernelHook* hook = nullptr) : m_(m), hook_(hook) {}
 
   const eval::NDArrayBytes& constant(const std::string& name) const override {
     if (auto it = constants_.find(name); it != constants_.end()) return it->second;
@@ -147,6 +147,13 @@ class ModuleRunner final : public eval::ModuleLink {
   void call(const std::string& callee, const std::vector<eval::KernelArg>& args,
             const std::string& call, eval::RaceChecker* checker) const override {
     if (!m_.find(callee)) throw Error(call + ": no function named '" + callee + "' in the module");
+    if (hook_) {
+      std::vector<KernelCallArg> hooked;
+      for (const eval::KernelArg& a : args)
+        hooked.push_back({a.handle.data, a.handle.bytes, a.int_value, a.float_value});
+      (*hook_)(callee, hooked);
+      return;
+    }
     if (depth_ >= kMaxDepth)
       throw Error(call + ": calls nest deeper than " + std::to_string(kMaxDepth) + " (recursion?)");
     const eval::Program& p = program(callee, checker != nullptr);
@@ -168,6 +175,7 @@ class ModuleRunner final : public eval::ModuleLink {
  private:
   static constexpr int kMaxDepth = 64;
   const IRModule& m_;
+  const KernelHook* hook_ = nullptr;
   mutable std::map<std::string, eval::NDArrayBytes> constants_;
   mutable std::map<std::pair<std::string, bool>, std::unique_ptr<eval::Program>> programs_;
   mutable int depth_ = 0;
@@ -178,6 +186,12 @@ class ModuleRunner final : public eval::ModuleLink {
 void run_module(const IRModule& m, std::string_view name, const std::vector<Argument>& args,
                 const RunOptions& options) {
   CompiledModule(m).run(name, args, options);
+}
+
+void run_module_with_hook(const IRModule& m, std::string_view name, const std::vector<Argument>& args,
+                          const KernelHook& hook) {
+  ModuleRunner runner(m, &hook);
+  run_program(runner.program(std::string(name), false), args, nullptr);
 }
 
 CompiledModule::CompiledModule(const IRModule& m) : runner_(std::make_unique<ModuleRunner>(m)) {}

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -95,6 +96,25 @@ void run(const PrimFunc& f, const std::vector<Argument>& args, const RunOptions&
 // functions that contain call_kernel or allocate_const.
 void run_module(const IRModule& m, std::string_view name, const std::vector<Argument>& args,
                 const RunOptions& options = {});
+
+// One argument of a T.call_kernel as a KernelHook sees it: the storage a
+// buffer handle points at, or a scalar's value.
+struct KernelCallArg {
+  uint8_t* data = nullptr;  // null for a scalar
+  size_t bytes = 0;
+  int64_t int_value = 0;
+  double float_value = 0;
+};
+// Runs one T.call_kernel in place of the interpreter: given the callee's name
+// and one argument per parameter.
+using KernelHook = std::function<void(const std::string& callee, const std::vector<KernelCallArg>& args)>;
+
+// run_module, but every T.call_kernel of function `name` goes to `hook`
+// instead of being interpreted; the interpreter only provides the storage
+// (parameters, allocations, constants) and the order of calls. This lets a
+// profiler run compiled kernels one by one with the entry's own buffers.
+void run_module_with_hook(const IRModule& m, std::string_view name, const std::vector<Argument>& args,
+                          const KernelHook& hook);
 
 // run_module for running many times: each function is compiled once, on its
 // first run or call. Keeps a reference to m, which must outlive it.
