@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -44,6 +45,17 @@ class ContractionEmitter {
     for (int i = 0; i < plan.accumulators; ++i) acc_.push_back(vregs[i]);
     size_t next = plan.accumulators;
     if (!avx512_ && plan.vector_tail) avx2_mask_ = vregs[next++];
+    // A stride-2 vector operand: AVX-512 keeps the permute index in a
+    // register and needs one for the upper half of a masked load; AVX2 needs
+    // the upper half and two masks only for the masked last vector.
+    if (plan.vector_stride != 1 && avx512_) {
+      perm_index_ = vregs[next++];
+      if (plan.vector_tail) half_ = vregs[next++];
+    } else if (plan.vector_stride != 1 && plan.vector_tail) {
+      half_ = vregs[next++];
+      low_mask_ = vregs[next++];
+      high_mask_ = vregs[next++];
+    }
     free_.assign(vregs.begin() + static_cast<long>(next), vregs.end());
     const auto& vl = plan.loops[plan.vector_loop];
     for (int i = plan.tile_scope; i < static_cast<int>(plan.loops.size()); ++i)
@@ -62,6 +74,7 @@ class ContractionEmitter {
     setup_pointer(plan_.b, pb_);
     setup_pointer(plan_.c, pc_);
     if (plan_.vector_tail) setup_tail_mask();
+    if (plan_.vector_stride != 1) setup_strided_loads();
     if (stack_counters_ > 0) c_.sub(c_.rsp, 128 + 8 * stack_counters_);  // past any red zone
     emit_loop(0);
     if (stack_counters_ > 0) c_.add(c_.rsp, 128 + 8 * stack_counters_);
@@ -103,6 +116,84 @@ class ContractionEmitter {
       for (int i = 0; i < plan_.vector_tail * 4; ++i) bytes[i] = 0xff;
       c_.vmovups(Ymm(avx2_mask_), ctx_.constants().table(bytes, 32));
     }
+  }
+
+  // Masks of the two loads that make a masked last vector of a stride-2
+  // operand: lanes t of it need elements 0..2t-2; the low load covers
+  // elements 0..lanes-1, the high one elements lanes-1..2*lanes-2.
+  uint32_t strided_low_bits() const {
+    const int last = 2 * plan_.vector_tail - 2;
+    return (1u << (std::min(last, plan_.vector_lanes - 1) + 1)) - 1;
+  }
+  uint32_t strided_high_bits() const {
+    const int last = 2 * plan_.vector_tail - 2 - (plan_.vector_lanes - 1);
+    return last < 0 ? 0 : (1u << (last + 1)) - 1;
+  }
+  std::vector<uint8_t> lane_mask_bytes(uint32_t bits) const {
+    std::vector<uint8_t> bytes(32, 0);
+    for (int l = 0; l < 8; ++l)
+      if (bits >> l & 1)
+        for (int b = 0; b < 4; ++b) bytes[4 * l + b] = 0xff;
+    return bytes;
+  }
+
+  void setup_strided_loads() {
+    if (avx512_) {
+      // Lane i takes element 2i: from the low load (elements 0..15) for
+      // i < 8, else from the high load (elements 15..30), as table index
+      // 16 + (2i - 15).
+      std::vector<uint8_t> index(64, 0);
+      for (uint32_t i = 0; i < 16; ++i) {
+        const uint32_t v = i < 8 ? 2 * i : 2 * i + 1;
+        std::memcpy(&index[4 * i], &v, 4);
+      }
+      c_.vmovups(Zmm(perm_index_), ctx_.constants().table(index, 64));
+      if (plan_.vector_tail) {
+        c_.mov(tmp_.cvt32(), strided_low_bits());
+        c_.kmovw(c_.k2, tmp_.cvt32());
+        c_.mov(tmp_.cvt32(), strided_high_bits());
+        c_.kmovw(c_.k3, tmp_.cvt32());
+      }
+    } else if (plan_.vector_tail) {
+      c_.vmovups(Ymm(low_mask_), ctx_.constants().table(lane_mask_bytes(strided_low_bits()), 32));
+      c_.vmovups(Ymm(high_mask_), ctx_.constants().table(lane_mask_bytes(strided_high_bits()), 32));
+    }
+  }
+
+  // The vector operand at byte displacement d from p: one load, or for a
+  // stride-2 operand the even elements of two overlapping loads (the high
+  // one starts at the last element of the low one, so neither reads an
+  // element the nest does not).
+  void load_operand(int reg, const Reg64& p, int64_t d, bool tail) {
+    if (plan_.vector_stride == 1) {
+      load_vector(reg, mem(p, d), tail);
+      return;
+    }
+    const int64_t high = d + (plan_.vector_lanes - 1) * kF32;
+    const bool need_high = !tail || strided_high_bits() != 0;
+    if (avx512_) {
+      if (!tail) {
+        c_.vmovups(Zmm(reg), mem(p, d));
+        c_.vpermt2ps(Zmm(reg), Zmm(perm_index_), mem(p, high));
+        return;
+      }
+      c_.vmovups(Zmm(reg) | c_.k2 | c_.T_z, mem(p, d));
+      if (need_high) c_.vmovups(Zmm(half_) | c_.k3 | c_.T_z, mem(p, high));
+      c_.vpermt2ps(Zmm(reg), Zmm(perm_index_), Zmm(need_high ? half_ : reg));
+      return;
+    }
+    // AVX2: within each 128-bit half, elements 0 and 2 of the low load and
+    // 1 and 3 of the high one (shufps 0xD8), then the 64-bit pairs in order
+    // 0, 2, 1, 3 (permpd 0xD8).
+    if (!tail) {
+      c_.vmovups(Ymm(reg), mem(p, d));
+      c_.vshufps(Ymm(reg), Ymm(reg), mem(p, high), 0xD8);
+    } else {
+      c_.vmaskmovps(Ymm(reg), Ymm(low_mask_), mem(p, d));
+      if (need_high) c_.vmaskmovps(Ymm(half_), Ymm(high_mask_), mem(p, high));
+      c_.vshufps(Ymm(reg), Ymm(reg), Ymm(need_high ? half_ : reg), 0xD8);
+    }
+    c_.vpermpd(Ymm(reg), Ymm(reg), 0xD8);
   }
 
   // A counted loop: `steps` iterations of body(), then the pointers move by
@@ -288,7 +379,7 @@ class ContractionEmitter {
       int k = 0;
       for (auto& [d, tail] : vs) {
         vreg[d] = free_[k++];
-        load_vector(vreg[d], mem(pv, d), tail);
+        load_operand(vreg[d], pv, d, tail);
       }
       std::vector<int> pool(free_.begin() + k, free_.end());
       for (auto& [d, uses] : ss) {
@@ -316,13 +407,13 @@ class ContractionEmitter {
       for (auto& [d, tail] : vs) {
         int uses = 0;
         for (const auto& f : fmas) uses += f.vdisp == d;
-        if (!tail && uses == 1) {
+        if (!tail && uses == 1 && plan_.vector_stride == 1) {
           for (const auto& f : fmas)
             if (f.vdisp == d) fma_mem(acc_[f.acc], sreg[f.sdisp], mem(pv, d));
           continue;
         }
         int r = rotate(pool);
-        load_vector(r, mem(pv, d), tail);
+        load_operand(r, pv, d, tail);
         for (const auto& f : fmas)
           if (f.vdisp == d) fma(acc_[f.acc], r, sreg[f.sdisp]);
       }
@@ -333,7 +424,7 @@ class ContractionEmitter {
       std::vector<int> spool(free_.begin() + half, free_.end());
       for (auto& [d, tail] : vs) {
         int r = vpool[rot_++ % vpool.size()];
-        load_vector(r, mem(pv, d), tail);
+        load_operand(r, pv, d, tail);
         for (const auto& f : fmas) {
           if (f.vdisp != d) continue;
           if (avx512_) {
@@ -358,6 +449,7 @@ class ContractionEmitter {
   int stack_counters_ = 0, used_stack_ = 0;
   std::vector<int> acc_, free_;
   int avx2_mask_ = -1;
+  int perm_index_ = -1, half_ = -1, low_mask_ = -1, high_mask_ = -1;  // stride-2 operand
   std::vector<int> tile_loops_;
   int64_t chunks_ = 1;
   size_t rot_ = 0, srot_ = 0;
@@ -372,7 +464,7 @@ bool displacements_fit(const ContractionPlan& plan) {
     b += std::abs(l.stride_b) * l.extent * kF32;
     c += std::abs(l.stride_c) * l.extent * kF32;
   }
-  int64_t slack = int64_t{plan.vector_lanes} * kF32;
+  int64_t slack = int64_t{plan.vector_lanes} * plan.vector_stride * kF32;
   return fits_i32(a + slack) && fits_i32(b + slack) && fits_i32(c + slack);
 }
 
@@ -392,10 +484,17 @@ bool try_emit_contraction(EmitContext& ctx, const ForNode& root, std::string* wh
   limits.reserved_vector_registers += std::max(0, missing);
   std::string why;
   auto plan = plan_contraction(root, target, limits, &why);
-  if (plan && target.isa == Isa::avx2 && plan->vector_tail) {
-    // The AVX2 tail mask lives in a vector register too.
-    ++limits.reserved_vector_registers;
-    plan = plan_contraction(root, target, limits, &why);
+  if (plan) {
+    // Registers the emitter keeps beside the operands: the AVX2 tail mask,
+    // and for a stride-2 operand the permute index or the masks of its tail.
+    int extra = 0;
+    if (target.isa == Isa::avx2 && plan->vector_tail) ++extra;
+    if (plan->vector_stride != 1)
+      extra += target.isa == Isa::avx512 ? (plan->vector_tail ? 2 : 1) : (plan->vector_tail ? 3 : 0);
+    if (extra) {
+      limits.reserved_vector_registers += extra;
+      plan = plan_contraction(root, target, limits, &why);
+    }
   }
   if (!plan) return refuse(why);
   if (!displacements_fit(*plan)) return refuse("an operand displacement does not fit in 32 bits");

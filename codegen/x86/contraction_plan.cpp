@@ -215,7 +215,9 @@ std::string ContractionPlan::summary() const {
     if (l.unroll > 1) os << 'x' << l.unroll;
   }
   os << "] scope=" << tile_scope << " vector=" << vector_loop << " lanes=" << vector_lanes
-     << " tail=" << vector_tail << " broadcast=" << (a_is_broadcast ? 'A' : 'B')
+     << " tail=" << vector_tail;
+  if (vector_stride != 1) os << " stride=" << vector_stride;
+  os << " broadcast=" << (a_is_broadcast ? 'A' : 'B')
      << " acc=" << accumulators << " fmas=" << unrolled_fmas;
   return os.str();
 }
@@ -273,17 +275,21 @@ std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Targe
   plan.b = {update->b->buffer->data, invariant_offset(*b, plan.loops)};
 
   const int n = static_cast<int>(plan.loops.size());
-  for (int i = n - 1; i >= 0; --i) {
-    const auto& l = plan.loops[i];
-    if (l.stride_c != 1) continue;
-    if ((l.stride_a == 0 && l.stride_b == 1) || (l.stride_a == 1 && l.stride_b == 0)) {
-      plan.vector_loop = i;
-      plan.a_is_broadcast = l.stride_a == 0;
-      break;
+  // Unit stride first; a stride-2 operand costs a permute per load.
+  for (int64_t stride : {1, 2}) {
+    for (int i = n - 1; i >= 0 && plan.vector_loop < 0; --i) {
+      const auto& l = plan.loops[i];
+      if (l.stride_c != 1) continue;
+      if ((l.stride_a == 0 && l.stride_b == stride) || (l.stride_a == stride && l.stride_b == 0)) {
+        plan.vector_loop = i;
+        plan.vector_stride = static_cast<int>(stride);
+        plan.a_is_broadcast = l.stride_a == 0;
+      }
     }
   }
   if (plan.vector_loop < 0)
-    return refuse("no loop has unit stride in C and in one operand with the other invariant");
+    return refuse(
+        "no loop has unit stride in C and stride 1 or 2 in one operand with the other invariant");
   plan.vector_tail = static_cast<int>(plan.loops[plan.vector_loop].extent % plan.vector_lanes);
 
   const int64_t budget = target.vector_registers() - limits.reserved_vector_registers;

@@ -7,6 +7,8 @@
 // - the vector loop has unit stride in C and in one operand (the vector
 //   operand) and stride 0 in the other (the broadcast operand); the innermost
 //   such loop is chosen; extent % lanes lanes make a masked last vector;
+//   without such a loop, one where the vector operand has stride 2 (a
+//   stride-2 convolution's input row), loaded as two vectors and permuted;
 // - the tile scope is the outermost loop such that the C elements indexed by
 //   the loops from it inward are distinct and fit in the accumulator budget
 //   (vector registers - reserved); the vector loop must be inside it;
@@ -59,6 +61,7 @@ struct ContractionPlan {
   int vector_loop = -1;         // index in loops, or -1 (scalar FMAs)
   int vector_lanes = 0;         // float32 lanes per register (8 or 16)
   int vector_tail = 0;          // vector_loop extent % vector_lanes: a masked last vector
+  int vector_stride = 1;        // elements between lanes of the vector operand (1 or 2)
   bool a_is_broadcast = true;   // A is broadcast and B loaded as vectors, or the reverse
   int accumulators = 0;         // vector registers holding the C tile
   int unrolled_fmas = 0;        // FMAs in one iteration of the innermost TileLoop

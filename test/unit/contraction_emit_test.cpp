@@ -189,6 +189,34 @@ TEST_CASE("contraction emit: conv2d as a contraction", "[contraction]") {
                             "kh * 360 + kw * 120 + ic * 24 + oc")));
 }
 
+TEST_CASE("contraction emit: stride-2 conv2d (permuted vector operand)", "[contraction]") {
+  // out[oc, oh, ow] += in[ic, 2 oh + kh, 2 ow + kw] * w[oc, ic, kh, kw]; the
+  // input rows are exactly as wide as the last window needs, so a load past
+  // the nest's elements would show in the results of the next row. ow covers
+  // full vectors, masked last vectors that need only the low load (<= 8
+  // lanes) and both loads, on each ISA.
+  for (int64_t ow : {3, 7, 8, 13, 16, 20, 35}) {
+    const int64_t oh = 3, kh = 3, kw = 3, ic = 2, oc = 4;
+    const int64_t h = 2 * oh + kh - 2, w = 2 * ow + kw - 2;
+    const std::string in = "ic * " + std::to_string(h * w) + " + (oh * 2 + kh) * " +
+                           std::to_string(w) + " + ow * 2 + kw";
+    const std::string out = "oc * " + std::to_string(oh * ow) + " + oh * " + std::to_string(ow) +
+                            " + ow";
+    check_both_isas(nest_text(ic * h * w, oc * ic * kh * kw, oc * oh * ow,
+                              {{"oc", oc}, {"oh", oh}, {"ic", ic}, {"kh", kh}, {"kw", kw},
+                               {"ow", ow}},
+                              update_stmt(out, in, "oc * 18 + ic * 9 + kh * 3 + kw")));
+    // Fewer registers: the operand schemes that load vectors into rotating
+    // registers (35 columns need more accumulators than AVX2 has left then).
+    if (ow < 35)
+      check_both_isas(nest_text(ic * h * w, oc * ic * kh * kw, oc * oh * ow,
+                                {{"oh", oh}, {"ic", ic}, {"kh", kh}, {"kw", kw}, {"oc", oc},
+                                 {"ow", ow}},
+                                update_stmt(out, in, "oc * 18 + ic * 9 + kh * 3 + kw")),
+                      Options{.vregs = 12});
+  }
+}
+
 TEST_CASE("contraction emit: overlapping C, constant starts, offsets", "[contraction]") {
   check_both_isas(nest_text(64, 64, 64, {{"i", 4}, {"j", 16}, {"k", 3}},
                             update_stmt("i + j", "i * 3 + k", "k * 16 + j")));

@@ -199,6 +199,26 @@ TEST_CASE("contraction plan: conv2d NCHW as a contraction", "[contraction]") {
   CHECK(p.plan->loops[3].stride_a == 10);  // kh
 }
 
+TEST_CASE("contraction plan: a stride-2 vector operand", "[contraction]") {
+  // out[oc, ow] += in[ic, 2 ow + kw] * w[oc, ic, kw]
+  std::string strided = nest_text(
+      2 * 33, 4 * 2 * 3, 4 * 16, {{"oc", 4}, {"ic", 2}, {"kw", 3}, {"ow", 16}},
+      update_stmt("oc * 16 + ow", "ic * 33 + ow * 2 + kw", "oc * 6 + ic * 3 + kw"));
+  auto p = plan_text(strided, kAvx512);
+  REQUIRE(p.plan);
+  INFO(p.plan->summary());
+  CHECK(p.plan->vector_loop == 3);
+  CHECK(p.plan->vector_stride == 2);
+  CHECK_FALSE(p.plan->a_is_broadcast);
+  CHECK(p.plan->summary().find("stride=2") != std::string::npos);
+  // A stride-3 operand is still refused.
+  auto q = plan_text(nest_text(2 * 48, 4 * 2 * 3, 4 * 16, {{"oc", 4}, {"ic", 2}, {"kw", 3}, {"ow", 16}},
+                               update_stmt("oc * 16 + ow", "ic * 48 + ow * 3 + kw",
+                                           "oc * 6 + ic * 3 + kw")),
+                     kAvx512);
+  CHECK_FALSE(q.plan);
+}
+
 TEST_CASE("contraction plan: overlapping C elements push the scope inward", "[contraction]") {
   std::string text = nest_text(64, 64, 64, {{"i", 4}, {"j", 16}}, update_stmt("i + j", "i", "j"));
   auto p = plan_text(text, kAvx512);
