@@ -161,7 +161,11 @@ class FunctionEmitter {
   void store_scalar(const Xbyak::RegExp& addr, int temp, DataType t);
   // ---- emitter_vector.cpp
   int eval_vec(const Expr& e, const VecCtx& cx);
-  int eval_vec_load(const Expr& index, const Buffer& b, const VecCtx& cx);
+  // guard >= 0: a vector temp of all-ones/zero lanes; only lanes where it
+  // is set (clear, when negate) are read, so a load that an if_then_else
+  // guards touches no element its serial loop would not.
+  int eval_vec_load(const Expr& index, const Buffer& b, const VecCtx& cx, int guard = -1,
+                    bool negate = false);
   void emit_vec_store(const BufferStoreNode& s, const VecCtx& cx);
   void emit_vectorized(const ForNode& f);
   void emit_tail_mask(const Xbyak::Reg64& remaining, int lanes);

@@ -16,7 +16,8 @@
 //   - every operation that depends on the loop variable has a lane-wise
 //     equivalent with the interpreter's rounding: + - * min max on float32
 //     and int32 (int32 wraps), float32 division, comparisons, and/or/not,
-//     select, if_then_else whose arms cannot fault, casts between float32,
+//     select, if_then_else whose arms cannot fault or are loads that move
+//     with the loop (read under the condition's lanes only), casts between float32,
 //     int32 and bool, abs, sqrt, floor/ceil/round/trunc, exp/log/tanh/erf/sigmoid.
 //     Integer division is not vectorized. Subexpressions that do not depend
 //     on the loop variable are evaluated once per vector as scalars.
@@ -123,6 +124,15 @@ bool cannot_fault(const Expr& e) {
   return !f.found;
 }
 
+// A load that moves with loop variable v (so it is a vector load or gather
+// that can be masked lane by lane) at an index that cannot fault.
+bool guarded_load(const Expr& e, const VarNode* v) {
+  auto* l = e.as<BufferLoadNode>();
+  int64_t coef = 0;
+  return l && l->indices.size() == 1 && cannot_fault(l->indices[0]) &&
+         linear_coef(l->indices[0], v, &coef) && coef != 0;
+}
+
 bool math_available(VecMathFn fn, Isa isa) {
   // The vector math library may not support every function yet: try it on a scratch buffer.
   try {
@@ -147,6 +157,8 @@ struct VectorRule {
     why = std::move(w);
     return false;
   }
+  // An if_then_else arm the vector code may evaluate for every lane.
+  bool guardable(const Expr& arm) const { return cannot_fault(arm) || guarded_load(arm, v); }
 
   bool expr_ok(const Expr& e) {
     if (has_vector_node(e)) return fail("vector expression inside a Vectorized loop");
@@ -205,7 +217,7 @@ struct VectorRule {
         std::string op = call_op(*c);
         VecMathFn fn;
         if (op == "if_then_else") {
-          if (c->args.size() != 3 || !cannot_fault(c->args[1]) || !cannot_fault(c->args[2]))
+          if (c->args.size() != 3 || !guardable(c->args[1]) || !guardable(c->args[2]))
             return fail("if_then_else whose arms may fault");
         } else if (op == "abs" || op == "fabs") {
         } else if (op == "floor" || op == "ceil" || op == "round" || op == "nearbyint" ||
@@ -301,7 +313,8 @@ void FunctionEmitter::emit_tail_mask(const Reg64& remaining, int lanes) {
     code_.vpcmpgtd(vr(kMaskReg, bytes), vr(kScratchA, bytes), m_.pool.table(iota));
 }
 
-int FunctionEmitter::eval_vec_load(const Expr& index, const Buffer& b, const VecCtx& cx) {
+int FunctionEmitter::eval_vec_load(const Expr& index, const Buffer& b, const VecCtx& cx, int guard,
+                                   bool negate) {
   DataType et = b->dtype;
   if (et != DataType::float32() && et != DataType::int32())
     fail("vector load from " + et.str() + " buffer " + b->name +
@@ -320,11 +333,36 @@ int FunctionEmitter::eval_vec_load(const Expr& index, const Buffer& b, const Vec
     if (idx >= 0) regs_.release(idx);
     return out;
   }
+  if (guard >= 0 && stride == 0) fail("guarded vector load from " + b->name + " that does not move");
+  // The lanes to read: the guard (negated if asked) within the tail mask,
+  // in k2 (AVX-512) or kScratchB (AVX2).
+  auto guard_lanes = [&] {
+    if (guard < 0) return;
+    Xmm g = vr(regs_.reg(guard), bytes);
+    if (avx512) {
+      code_.vpmovd2m(k2, g);
+      if (negate) code_.knotw(k2, k2);
+      if (cx.masked) code_.kandw(k2, k2, k1);
+    } else {
+      Xmm m = vr(kScratchB, bytes);
+      if (negate)
+        code_.vpxor(m, g, m_.pool.splat32(0xffffffffu));
+      else
+        code_.vmovaps(m, g);
+      if (cx.masked) code_.vpand(m, m, vr(kMaskReg, bytes));
+    }
+  };
   if (stride == 1) {
     Xbyak::RegExp a = element_address(b, base, &idx);
     int out = regs_.alloc(RegClass::Vec, bytes, !avx512);
     Xmm d = vr(regs_.reg(out), bytes);
-    if (!cx.masked)
+    if (guard >= 0) {
+      guard_lanes();
+      if (avx512)
+        code_.vmovups(d | k2 | T_z, ptr[a]);
+      else
+        code_.vmaskmovps(d, vr(kScratchB, bytes), ptr[a]);
+    } else if (!cx.masked)
       code_.vmovups(d, ptr[a]);
     else if (avx512)
       code_.vmovups(d | k1 | T_z, ptr[a]);
@@ -348,7 +386,9 @@ int FunctionEmitter::eval_vec_load(const Expr& index, const Buffer& b, const Vec
   Xmm vi = vr(regs_.reg(vidx), bytes), d = vr(regs_.reg(out), bytes);
   code_.vmovdqu32(vi, m_.pool.table(offsets));
   if (avx512) {
-    if (cx.masked)
+    if (guard >= 0)
+      guard_lanes();
+    else if (cx.masked)
       code_.kmovw(k2, k1);
     else
       code_.kxnorw(k2, k2, k2);
@@ -356,7 +396,9 @@ int FunctionEmitter::eval_vec_load(const Expr& index, const Buffer& b, const Vec
     code_.vpgatherdd(d | k2, ptr[rax + vi * 4]);
   } else {
     Xmm m = vr(kScratchB, bytes);
-    if (cx.masked)
+    if (guard >= 0)
+      guard_lanes();
+    else if (cx.masked)
       code_.vmovaps(m, vr(kMaskReg, bytes));
     else
       code_.vpcmpeqd(m, m, m);
@@ -509,10 +551,32 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
       auto* c = e.as<CallNode>();
       std::string op = call_op(*c);
       if (op == "if_then_else") {
-        if (c->args.size() != 3 || !cannot_fault(c->args[1]) || !cannot_fault(c->args[2]))
-          fail("vector if_then_else whose arms may fault");
-        SelectNode s(e.dtype(), c->args[0], c->args[1], c->args[2]);
-        return eval_vec(Expr(std::make_shared<SelectNode>(s)), cx);
+        if (c->args.size() != 3) fail("vector if_then_else with " + std::to_string(c->args.size()) + " arguments");
+        if (cannot_fault(c->args[1]) && cannot_fault(c->args[2])) {
+          SelectNode s(e.dtype(), c->args[0], c->args[1], c->args[2]);
+          return eval_vec(Expr(std::make_shared<SelectNode>(s)), cx);
+        }
+        // An arm that may fault is a load read only in the lanes that take it.
+        int cond = eval_vec(c->args[0], cx);
+        auto arm = [&](const Expr& a, bool negate) {
+          if (cannot_fault(a)) return eval_vec(a, cx);
+          if (!guarded_load(a, cx.loop_var))
+            fail("vector if_then_else whose arm may fault and is not a load along the loop");
+          auto* l = a.as<BufferLoadNode>();
+          return eval_vec_load(l->indices[0], l->buffer, cx, cond, negate);
+        };
+        int tv = arm(c->args[1], false), fv = arm(c->args[2], true);
+        Xmm xc = V(cond), xt = V(tv), xf = V(fv);
+        if (avx512) {
+          code_.vpmovd2m(k2, xc);
+          code_.vblendmps(xf | k2, xf, xt);
+        } else {
+          code_.vblendvps(xf, xf, xt, xc);
+        }
+        regs_.release(cond);
+        regs_.release(tv);
+        out = fv;
+        break;
       }
       if (op == "pow" && c->args.size() == 2) {
         if (t != DataType::float32()) fail("vector pow of " + t.str());

@@ -65,6 +65,43 @@ TEST_CASE("x86: vectorized loads with stride 0, 1 and gathers", "[x86]") {
   }
 }
 
+TEST_CASE("x86: vectorized if_then_else reads a guarded load only in its lanes", "[x86]") {
+  // A padded row (a convolution's pad block): the load at i - 1 runs only
+  // where 1 <= i < n + 1; the false arm's load under the negated condition.
+  for (int n : {5, 16, 30}) {
+    std::string ns = std::to_string(n), ps = std::to_string(n + 2);
+    PrimFunc f = tir(buf("A", n) + ", " + buf("P", n + 2) + ", " + buf("Q", n + 2),
+                     "    for i in T.vectorized(" + ps + "):\n"
+                     "        P[i] = T.if_then_else(i - 1 >= 0 and i - 1 < " + ns +
+                         ", A[i - 1], T.float32(0))\n"
+                     "        Q[i] = T.if_then_else(i == 0 or i > " + ns +
+                         ", T.float32(-1), A[i - 1]) * T.float32(2)\n");
+    for (const Target& t : targets()) {
+      INFO("n = " << n);
+      GeneratorStats st = expect_same(f, t, opts(true, 2));
+      CHECK(st.vectorized_loops == 1);
+      CHECK(st.serial_fallbacks == 0);
+    }
+  }
+  // A gather whose other lanes would read gigabytes away (and fault) if the
+  // guard did not hold them back; the false arm is the gather here.
+  PrimFunc g = tir(buf("A", 1) + ", " + buf("B", 20),
+                   "    for i in T.vectorized(20):\n"
+                   "        B[i] = T.if_then_else(i < 1, A[i * 100000000], T.float32(3)) + "
+                   "T.if_then_else(i >= 1, T.float32(5), A[i * 90000000])\n");
+  for (const Target& t : targets()) {
+    GeneratorStats st = expect_same(g, t, opts(true, 2));
+    CHECK(st.vectorized_loops == 1);
+  }
+  // A guarded load that does not move with the loop is not vectorized.
+  std::string why;
+  PrimFunc h = tir(buf("A", 4) + ", " + buf("B", 20) + ", k: T.int32",
+                   "    for i in T.vectorized(20):\n"
+                   "        B[i] = T.if_then_else(i < k, A[k], T.float32(0))\n");
+  CHECK_FALSE(can_vectorize(*h->body.as<ForNode>(), Isa::avx512, &why));
+  CHECK(why == "if_then_else whose arms may fault");
+}
+
 TEST_CASE("x86: vectorized casts and float32 to int32 saturation", "[x86]") {
   PrimFunc f = tir(buf("A", 21) + ", " + buf("I", 21, "int32") + ", " + buf("C", 21),
                    "    for i in T.vectorized(21):\n"
