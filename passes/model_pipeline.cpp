@@ -3,6 +3,7 @@
 #include "ir/onnx/build_module.h"
 #include "ir/onnx/fold.h"
 #include "ir/onnx/import.h"
+#include "ir/onnx/pack_weights.h"
 #include "passes/fuse_ops.h"
 
 namespace tirc {
@@ -19,6 +20,7 @@ IRModule build(onnx::Graph graph, const ModelOptions& options) {
   graph = fold_batchnorm_into_conv(std::move(graph));
   // Folding BN can leave a Conv whose operands are all constants.
   if (graph.nodes.size() != before) graph = onnx::fold_and_infer(std::move(graph));
+  graph = onnx::pack_constant_weights(std::move(graph));
   std::vector<onnx::KernelGroup> groups = fuse_ops(graph, options.fuse);
   onnx::BuildOptions build_options;
   build_options.entry_name = options.entry_name;

@@ -92,6 +92,23 @@ TEST_CASE("matmul gets the register-tiled contraction schedule", "[tuner][auto]"
   CHECK(stats.contraction_nests == 1);
 }
 
+TEST_CASE("pooling: the vector loop moves below the window, both nests vectorized",
+          "[tuner][auto]") {
+  IRModule m = parse_module(read_example("max_pool2d.tir"), "max_pool2d.tir");
+  for (Isa isa : {Isa::avx512, Isa::avx2}) {
+    AutoScheduleResult r = auto_schedule(m, context(isa, Decisions::Model));
+    REQUIRE(r.blocks.size() == 1);
+    CHECK(r.blocks[0].rule == "parallel-vectorize");
+    CHECK(r.blocks[0].note.rfind("vector loop moved below the reduction loops", 0) == 0);
+    GeneratorOptions gen;
+    gen.target = Target{isa};
+    GeneratorStats stats;
+    generate_x86({{"k", lower(r.schedule.mod().at("main"))}}, gen, &stats);
+    CHECK(stats.vectorized_loops == 2);  // the init and the update
+    CHECK(stats.serial_fallbacks == 0);
+  }
+}
+
 TEST_CASE("random decisions inside the rule space are sound and compile", "[tuner][auto][random]") {
   const int per_program = env_int("TIRC_AUTO_RANDOM", 4);
   for (const char* file : kPrograms) {

@@ -9,6 +9,7 @@
 #include "ir/eval/interpreter.h"
 #include "ir/onnx/build_module.h"
 #include "ir/onnx/fold.h"
+#include "ir/onnx/pack_weights.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
@@ -446,4 +447,38 @@ TEST_CASE("fold_batchnorm_into_conv: the folded weights compute the same outputs
     shared.outputs.push_back("c");
     CHECK(fold_batchnorm_into_conv(shared).nodes.size() == g.nodes.size());
   }
+}
+
+TEST_CASE("pack_constant_weights: a Gemm's constant transB weights are transposed once",
+          "[onnx-model]") {
+  auto linear = [](bool constant_b) {
+    GraphMaker gm;
+    gm.input("x", {2, 5});
+    if (constant_b)
+      gm.constant("w", filled({3, 5}, -0.4, 0.07));
+    else
+      gm.input("w", {3, 5});
+    gm.constant("b", filled({3}, 0.1, 0.2));
+    gm.node("Gemm", {"x", "w", "b"}, {"y"}, {{"transB", int64_t{1}}, {"alpha", 0.5}});
+    gm.output("y");
+    return gm.graph;
+  };
+  onnx::Graph g = onnx::fold_and_infer(linear(true));
+  onnx::Graph packed = onnx::pack_constant_weights(g);
+  const onnx::Node& gemm = packed.nodes.at(0);
+  CHECK(gemm.attr_int("transB", 1) == 0);
+  const NDArray& wt = *packed.tensor(gemm.inputs[1]).value;
+  REQUIRE(wt.shape() == Shape{5, 3});
+  const NDArray& w = *g.tensor("w").value;
+  for (int64_t r = 0; r < 3; ++r)
+    for (int64_t c = 0; c < 5; ++c) CHECK(wt.get_float(c * 3 + r) == w.get_float(r * 5 + c));
+  // The original, read by no node now, is not kept beside the packed copy.
+  CHECK(packed.tensors.count("w") == 0);
+  // The pipeline (which packs) computes what the unpacked module computes.
+  IRModule plain = onnx::build_module(g, fuse_ops(g, false));
+  NDArray x = filled({2, 5}, -1.1, 0.13);
+  require_close(run_entry(graph_to_module(linear(true)), {x})[0], run_entry(plain, {x})[0]);
+  // A weight that is a graph input is left as it is.
+  onnx::Graph input_b = onnx::fold_and_infer(linear(false));
+  CHECK(onnx::pack_constant_weights(input_b).nodes.at(0).attr_int("transB", 0) == 1);
 }

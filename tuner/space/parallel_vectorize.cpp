@@ -2,7 +2,13 @@
 // reductions such as softmax and pooling, layout changes): the leading
 // data-parallel loops fused into one parallel loop with enough iterations for
 // the threads, and the innermost loop vectorized when it is data-parallel and
-// the block's write is contiguous along it.
+// the block's write is contiguous along it. A reduction whose write is
+// contiguous along a data-parallel loop (pooling: out[.., oh, ow] over a
+// window) gets that loop moved below the reduction loops and vectorized:
+// each lane accumulates its own element in the order written, so the result
+// is the plain nest's, bit for bit; the init is split off and vectorized.
+#include <algorithm>
+
 #include "tuner/space/block_nest.h"
 #include "tuner/space/rules.h"
 
@@ -21,16 +27,67 @@ bool contiguous_write(const BlockNest& nest, const NestLoop& l) {
 
 }  // namespace
 
+// For a reduction block: the data-parallel loop the write is contiguous
+// along, moved below the reduction loops, and the init split off before
+// the first reduction loop and vectorized. Returns the new order of the
+// nest's loops (the vector loop last), or nothing when the block is not
+// such a reduction.
+std::optional<std::vector<NestLoop>> vector_reduction_order(Schedule& sch, BlockRV block,
+                                                            const BlockNest& nest) {
+  const std::vector<NestLoop>& loops = nest.loops;
+  if (loops.back().spatial || !nest.realize->block->init) return std::nullopt;
+  int vec = -1;
+  for (int l = static_cast<int>(loops.size()) - 1; l >= 0 && vec < 0; --l)
+    if (loops[l].spatial && loops[l].extent > 1 && contiguous_write(nest, loops[l])) vec = l;
+  if (vec < 0) return std::nullopt;
+  // Every reduction loop must lie below every other data-parallel loop, so
+  // the order is: spatial loops (without the vector one), reductions, vector.
+  std::vector<NestLoop> order;
+  bool seen_reduction = false;
+  for (int l = 0; l < static_cast<int>(loops.size()); ++l) {
+    if (l == vec) continue;
+    if (!loops[l].spatial) seen_reduction = true;
+    else if (seen_reduction) return std::nullopt;
+    order.push_back(loops[l]);
+  }
+  order.push_back(loops[vec]);
+  std::vector<LoopRV> rvs;
+  for (const NestLoop& l : order) rvs.push_back(l.rv);
+  sch.reorder(rvs);
+  const auto first_reduction =
+      std::find_if(order.begin(), order.end(), [](const NestLoop& l) { return !l.spatial; });
+  BlockRV init = sch.decompose_reduction(block, first_reduction->rv);
+  sch.vectorize(sch.get_loops(init).back());
+  return order;
+}
+
 RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& cx) {
   std::optional<BlockNest> nest = describe_nest(sch, block);
   if (!nest || nest->loops.empty()) return {false, "no loops with constant extents"};
-  const std::vector<NestLoop>& loops = nest->loops;
+  std::vector<NestLoop> loops = nest->loops;
   int64_t work = 1;
   for (const NestLoop& l : loops) work *= l.extent;
 
+  // Each step is kept or refused on its own (a refused primitive changes
+  // nothing), so a loop the proof cannot show parallel still gets vectorized.
+  std::string note, refused;
+  bool vector = false;
+  if (nest->plain) {
+    const Schedule before = sch;
+    try {
+      if (std::optional<std::vector<NestLoop>> order = vector_reduction_order(sch, block, *nest)) {
+        loops = *order;
+        vector = true;
+        note = "vector loop moved below the reduction loops, init split off";
+      }
+    } catch (const ScheduleError& e) {
+      sch = before;
+      refused = e.message();
+    }
+  }
   const NestLoop& last = loops.back();
-  const bool vector = last.spatial && last.extent > 1 && contiguous_write(*nest, last) &&
-                      nest->realize->block->body.as<BufferStoreNode>();
+  vector = vector || (last.spatial && last.extent > 1 && contiguous_write(*nest, last) &&
+                      nest->realize->block->body.as<BufferStoreNode>());
   // The parallel prefix: leading data-parallel loops (not the vector loop)
   // until there are a few chunks per thread.
   std::vector<LoopRV> prefix;
@@ -42,15 +99,12 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
       chunks *= loops[l].extent;
     }
   }
-  // Each step is kept or refused on its own (a refused primitive changes
-  // nothing), so a loop the proof cannot show parallel still gets vectorized.
-  std::string note, refused;
   if (vector) {
     try {
       sch.vectorize(last.rv);
-      note = "vectorized innermost loop";
+      note += std::string(note.empty() ? "" : ", ") + "vectorized innermost loop";
     } catch (const ScheduleError& e) {
-      refused = e.message();
+      refused += (refused.empty() ? "" : "; ") + e.message();
     }
   }
   if (chunks > 1 && !prefix.empty()) {

@@ -10,25 +10,24 @@ MatmulTiling choose_matmul_tiling(int64_t m, int64_t n, int64_t k, const Target&
   double best_score = -1;
   for (int64_t rows = 1; rows <= budget && rows <= m; ++rows) {
     if (m % rows) continue;
-    for (int64_t vectors = 1; rows * vectors <= budget; ++vectors) {
-      int64_t columns = vectors * lanes;
-      // The whole of a narrow n is one tile row (its last vector masked).
-      if (columns >= n)
-        columns = n;
-      else if (n % columns)
-        continue;
-      int64_t used = (columns + lanes - 1) / lanes;
+    // Columns: divisors of n (the whole of n included), as long as their
+    // vectors fit beside the rows; a width that is not a multiple of the
+    // lanes ends in a masked vector and counts for its used share.
+    for (int64_t columns = 1; columns <= n; ++columns) {
+      if (n % columns) continue;
+      const int64_t used = (columns + lanes - 1) / lanes;
+      if (rows * used > budget) break;
+      const double efficiency = double(columns) / double(used * lanes);
       // Measured (AVX-512, 192..1024): 2-3 vectors wide with as many rows as
       // fit beats wider tiles (8x32: 138 GFLOPS at 256^3, 4x64: 111); then
       // more accumulators, then more rows.
-      double score =
-          (used >= 2 && used <= 3 ? 1000.0 : 0.0) + double(rows * used) + 1e-3 * double(rows);
+      double score = efficiency * ((used >= 2 && used <= 3 ? 1000.0 : 0.0) + double(rows * used)) +
+                     1e-3 * double(rows);
       if (score > best_score) {
         best_score = score;
         best.rows = rows;
         best.columns = columns;
       }
-      if (columns == n) break;
     }
   }
   // The B panel kc x columns should stay in L1.
