@@ -118,6 +118,20 @@ std::optional<ConjunctIntervals> read_conjunct(const Expr& c, const Var& v, cons
   return out;
 }
 
+// The scalar if_then_else calls in an expression, outermost first.
+std::vector<const CallNode*> selections(const Expr& e) {
+  struct Finder : ExprVisitor {
+    std::vector<const CallNode*> found;
+    void visit_call(const CallNode* n) override {
+      if (n->op == "if_then_else" && n->args.size() == 3 && n->args[0].dtype().lanes() == 1)
+        found.push_back(n);
+      ExprVisitor::visit_call(n);
+    }
+  } f;
+  if (e) f.visit(e);
+  return f.found;
+}
+
 class GuardScanner {
  public:
   GuardScanner(const Var& v, const Analyzer& outer) : v_(v), analyzer_(outer) {}
@@ -158,6 +172,20 @@ class GuardScanner {
           live = intersect(live, ci->maybe);
         }
         return traps ? Interval::everything() : live;
+      }
+      case StmtKind::BufferStore: {
+        // A selection's condition picks one arm on each side of where it
+        // holds: the store is live everywhere, but the values of v where its
+        // conjuncts hold are worth a part of their own.
+        auto* n = s.as<BufferStoreNode>();
+        std::vector<Expr> exprs = n->indices;
+        exprs.push_back(n->value);
+        for (const Expr& e : exprs)
+          for (const CallNode* sel : selections(e))
+            for (const Expr& c : conjuncts(sel->args[0]))
+              if (vars_of(c).count(v_.get()))
+                if (auto ci = read_conjunct(c, v_, analyzer_)) facts.holds_on.push_back(ci->holds);
+        return Interval::everything();
       }
       case StmtKind::LetStmt:
         scan(s.as<LetStmtNode>()->body);  // its variable stays unbounded

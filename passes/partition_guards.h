@@ -14,6 +14,7 @@ namespace tirc::passes {
 
 struct GuardFacts {
   // One entry per guard conjunct `affine(v, inner vars) < / <= / > / >= ...`
+  // (of an `if` around statements, or of a scalar if_then_else in a store)
   // (v with a constant coefficient, every other term bounded): the values of v
   // for which it holds whatever the inner loop variables are. A prefix or a
   // suffix of the integers, possibly empty.

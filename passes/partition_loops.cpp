@@ -9,6 +9,12 @@
 // < 256` (lower-blocks' T.where) inside the nest, and the x86 contraction
 // emitter and vectorizer accept only straight-line bodies.
 //
+// The condition of a scalar if_then_else in a store counts as a guard too
+// (a pad or concat block: `if_then_else(1 <= w and w < 57, X[w - 1], 0)`):
+// in the main part its conjuncts on the loop hold and are dropped, in a head
+// or tail one is false and the selection becomes its other arm, so the
+// vectorizer sees plain loads.
+//
 // Loops are visited outermost first, so a guard that depends on an outer loop
 // splits that loop and the inner nest of its main part is unguarded; the head
 // and tail parts are then visited again with their narrower ranges, which
@@ -92,6 +98,25 @@ class LoopPartitioner : public StmtMutator {
     }
     if (!changed) return s;
     return out.empty() ? make_evaluate(make_int(0)) : make_seq(std::move(out));
+  }
+
+  // A selection whose condition the loop ranges decide becomes that arm;
+  // conjuncts that always hold are dropped.
+  Expr mutate_call(const Expr& e, const CallNode* n) override {
+    Expr m = ExprMutator::mutate_call(e, n);
+    auto* c = m.as<CallNode>();
+    if (!c || c->op != "if_then_else" || c->args.size() != 3 || c->args[0].dtype().lanes() != 1 ||
+        may_trap(c->args[0]))
+      return m;
+    std::vector<Expr> kept;
+    for (const Expr& k : conjuncts(c->args[0])) {
+      if (analyzer_.can_prove(k)) continue;
+      if (analyzer_.can_prove(make_not(k))) return c->args[2];
+      kept.push_back(k);
+    }
+    if (kept.empty()) return c->args[1];
+    if (kept.size() == conjuncts(c->args[0]).size()) return m;
+    return make_call(c->dtype, c->op, {conjunction(kept), c->args[1], c->args[2]});
   }
 
   // Drops the conjuncts that hold wherever the statement runs; an `if` with a

@@ -371,6 +371,32 @@ int FunctionEmitter::eval_vec_load(const Expr& index, const Buffer& b, const Vec
     if (idx >= 0) regs_.release(idx);
     return out;
   }
+  // Stride 2, every lane read: the even elements of two overlapping loads
+  // (elements 0..lanes-1 and lanes-1..2*lanes-2, so none past the last lane's).
+  if (stride == 2 && guard < 0 && !cx.masked && (bytes == 64 || (bytes == 32 && !avx512))) {
+    Xbyak::RegExp a = element_address(b, base, &idx);
+    int out = regs_.alloc(RegClass::Vec, bytes, !avx512);
+    Xmm d = vr(regs_.reg(out), bytes);
+    code_.vmovups(d, ptr[a]);
+    if (avx512) {
+      std::vector<uint8_t> lanes(64);
+      for (uint32_t i = 0; i < 16; ++i) {
+        const uint32_t from = i < 8 ? 2 * i : 2 * i + 1;  // high load's element 1 is 16
+        std::memcpy(lanes.data() + 4 * i, &from, 4);
+      }
+      int perm = regs_.alloc(RegClass::Vec, bytes, false);
+      code_.vmovdqu32(vr(regs_.reg(perm), bytes), m_.pool.table(lanes));
+      code_.vpermt2ps(d, vr(regs_.reg(perm), bytes), ptr[a + 60]);
+      regs_.release(perm);
+    } else {
+      // Per 128-bit half: elements 0, 2 of the low load and 1, 3 of the high
+      // one; then the 64-bit pairs in order 0, 2, 1, 3.
+      code_.vshufps(d, d, ptr[a + 28], 0xD8);
+      code_.vpermpd(Xbyak::Ymm(d.getIdx()), Xbyak::Ymm(d.getIdx()), 0xD8);
+    }
+    if (idx >= 0) regs_.release(idx);
+    return out;
+  }
   // Gather: lane i reads base + i * stride.
   if (stride * 16 > INT32_MAX || stride * 16 < INT32_MIN) fail("vector load stride too large");
   std::vector<uint8_t> offsets(64);

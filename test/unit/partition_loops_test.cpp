@@ -292,3 +292,47 @@ TEST_CASE(
     CHECK(stats.serial_fallbacks == 0);
   }
 }
+
+TEST_CASE("partition-loops: if_then_else conditions of a pad and a concat", "[passes][partition]") {
+  // P[i, j] = X[i - 1, j - 1] inside, 0 on the border: a 3 x 3 grid of parts,
+  // only the inner one reads X, none keeps a selection on its loops.
+  const char* pad =
+      "@T.prim_func\n"
+      "def main(X: T.Buffer((6, 20), \"float32\"), P: T.Buffer((8, 22), \"float32\")):\n"
+      "    for i in range(8):\n"
+      "        for j in T.vectorized(22):\n"
+      "            with T.block(\"P\"):\n"
+      "                vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+      "                P[vi, vj] = T.if_then_else(vi - 1 >= 0 and vi - 1 < 6 and vj >= 1 and "
+      "vj - 1 < 20, X[vi - 1, vj - 1], T.float32(0))\n";
+  // C[c, w] from A for c < 3, from B after: the channel loop splits in two.
+  const char* concat =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((3, 17), \"float32\"), B: T.Buffer((2, 17), \"float32\"), C: "
+      "T.Buffer((5, 17), \"float32\")):\n"
+      "    for c in range(5):\n"
+      "        for w in T.vectorized(17):\n"
+      "            with T.block(\"C\"):\n"
+      "                vc, vw = T.axis.remap(\"SS\", [c, w])\n"
+      "                C[vc, vw] = T.if_then_else(vc < 3, T.max(A[vc, vw], T.float32(0)), "
+      "B[vc - 3, vw])\n";
+  for (const char* text : {pad, concat}) {
+    PrimFunc f = parse_module(text).functions().front().second;
+    Lowered l = lower_split(f);
+    const std::string printed = print_func(l.after, "main");
+    INFO(printed);
+    CHECK(printed.find("if_then_else") == std::string::npos);
+    check_all(f, l);
+    for (const Target& t : x86test::targets()) {
+      GeneratorStats stats = x86test::expect_same(l.full, t);
+      CHECK(stats.serial_fallbacks == 0);
+    }
+  }
+  // A condition the loops cannot decide (it reads memory) stays a selection.
+  PrimFunc g = x86test::tir("A: T.Buffer((16,), \"float32\"), B: T.Buffer((16,), \"float32\")",
+                            "    for i in range(16):\n"
+                            "        B[i] = T.if_then_else(A[i] > T.float32(0), A[i], "
+                            "T.float32(1))\n");
+  Lowered lg = lower_split(g);
+  CHECK(print_func(lg.after, "main").find("if_then_else") != std::string::npos);
+}
