@@ -56,6 +56,12 @@ class Separation {
     if (w.buffer == a.buffer || same_layout(w.buffer, a.buffer)) {
       for (size_t d = 0; d < w.box.size() && d < a.box.size(); ++d)
         if (dimension_apart(w.box[d], a.box[d])) return true;
+      // Two dimensions indexed [x // E, x % E] (E the inner extent) are one
+      // dimension indexed x: a flattened pixel p of an [.., H, W] buffer.
+      const std::vector<Range> mw = merge_split_pairs(w), ma = merge_split_pairs(a);
+      if (mw.size() == ma.size() && mw.size() < w.box.size())
+        for (size_t d = 0; d < mw.size(); ++d)
+          if (dimension_apart(mw[d], ma[d])) return true;
     }
     if (w.buffer->dtype != a.buffer->dtype) return false;
     std::optional<Range> fw = flat(w), fa = flat(a);
@@ -145,6 +151,30 @@ class Separation {
     for (const arith::LinearTerm& t : diff.terms) g = arith::gcd64(g, t.coef);
     g = arith::gcd64(g, 0);  // |g|
     return g > c * (*extent_ - 1);
+  }
+
+  // x's box with each pair of single-element dimensions (x // E, x % E),
+  // E the extent of the second, merged into one dimension indexed x.
+  static std::vector<Range> merge_split_pairs(const Access& x) {
+    std::vector<Range> out;
+    const std::vector<Range>& box = x.box;
+    for (size_t d = 0; d < box.size(); ++d) {
+      if (d + 1 < box.size() && d + 1 < x.buffer->shape.size()) {
+        auto* div = box[d].min.as<BinaryNode>();
+        auto* mod = box[d + 1].min.as<BinaryNode>();
+        auto e = as_const_int(x.buffer->shape[d + 1]);
+        if (div && mod && div->kind == ExprKind::FloorDiv && mod->kind == ExprKind::FloorMod &&
+            e && as_const_int(div->b) == e && as_const_int(mod->b) == e &&
+            is_const_int(box[d].extent, 1) && is_const_int(box[d + 1].extent, 1) &&
+            arith::same_expr(div->a, mod->a)) {
+          out.push_back(Range{div->a, box[d].extent});
+          ++d;
+          continue;
+        }
+      }
+      out.push_back(box[d]);
+    }
+    return out;
   }
 
   // The box as one range of row-major offsets (elem_offset + sum of

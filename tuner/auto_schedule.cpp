@@ -66,29 +66,38 @@ AutoScheduleResult auto_schedule(const IRModule& m, const RuleContext& cx,
     }
     const Schedule before_func = sch;
     const size_t first_report = out.blocks.size();
-    for (const std::string& name : block_names(f)) {
-      BlockReport report{fname, name, "", ""};
-      std::string passed_over;  // the rules tried before, and why they did not apply
-      for (const ScheduleRule& rule : default_rules()) {
+    // Rule by rule, each over the blocks no earlier rule took: a contraction
+    // may compute its pad and epilogue blocks inside its own loops before
+    // the rule for other blocks schedules them where they then are.
+    const std::vector<std::string> names = block_names(f);
+    std::vector<BlockReport> reports;
+    std::vector<std::string> passed_over(names.size());  // rules tried before, and why not
+    for (const std::string& name : names) reports.push_back({fname, name, "", ""});
+    for (const ScheduleRule& rule : default_rules()) {
+      for (size_t b = 0; b < names.size(); ++b) {
+        if (!reports[b].rule.empty()) continue;
         Schedule trial = sch;
         std::string why;
         try {
-          RuleOutcome o = rule.apply(trial, trial.get_block(name, fname), cx);
+          RuleOutcome o = rule.apply(trial, trial.get_block(names[b], fname), cx);
           if (o.applied) {
             sch = std::move(trial);
-            report.rule = rule.name;
-            report.note = o.note;
-            break;
+            reports[b].rule = rule.name;
+            reports[b].note = o.note;
+            continue;
           }
           why = o.note;
         } catch (const Error& e) {
           why = "refused: " + e.message();
         }
-        passed_over += (passed_over.empty() ? "" : "; ") + rule.name + " " + why;
+        passed_over[b] += (passed_over[b].empty() ? "" : "; ") + rule.name + " " + why;
       }
-      if (!passed_over.empty())
-        report.note +=
-            (report.note.empty() ? "" : " [") + passed_over + (report.note.empty() ? "" : "]");
+    }
+    for (size_t b = 0; b < names.size(); ++b) {
+      BlockReport& report = reports[b];
+      if (!passed_over[b].empty())
+        report.note += (report.note.empty() ? "" : " [") + passed_over[b] +
+                       (report.note.empty() ? "" : "]");
       out.blocks.push_back(std::move(report));
     }
     // A schedule the generator cannot take gives way to the plain nest.

@@ -161,23 +161,30 @@ TEST_CASE("ONNX convolutions get the register-tiled contraction schedule", "[tun
   struct Case {
     const char* what;
     int64_t c, m, size, kernel, stride, pad, group;
-    const char* tile;  // the rule's note starts with this (avx512)
+    const char* stage;  // the block before "conv" that the frontend writes, or ""
+    const char* tile;   // the rule's note starts with this (avx512)
   };
   // Rows of the register tile: output channels (grouped: within the group);
-  // depthwise has none to share a vector load, so output rows.
+  // depthwise has none to share a vector load, so output rows. Columns: the
+  // output row, or the flattened output pixels where rows are narrow or the
+  // convolution is 1x1 (no copy for unit strides, an im2col copy otherwise).
   const Case cases[] = {
-      {"3x3 padded", 8, 16, 10, 3, 1, 1, 1, "register tile 16x10"},
-      {"3x3 stride 2", 8, 16, 10, 3, 2, 1, 1, "register tile 16x5"},
-      {"1x1 no padding", 8, 16, 6, 1, 1, 0, 1, "register tile 16x6"},
-      {"grouped", 8, 16, 6, 3, 1, 1, 2, "register tile 8x6"},
-      {"depthwise", 8, 8, 12, 3, 1, 1, 8, "register tile 12x12"},
+      {"3x3 padded", 8, 16, 18, 3, 1, 1, 1, "pad", "register tile 8x18"},
+      {"3x3 stride 2", 8, 16, 34, 3, 2, 1, 1, "pad", "register tile 8x17"},
+      {"3x3 narrow rows", 8, 16, 7, 3, 1, 1, 1, "im2col", "register tile 4x49"},
+      {"1x1 no padding", 8, 16, 6, 1, 1, 0, 1, "", "register tile 8x36"},
+      {"1x1 stride 2", 8, 16, 12, 1, 2, 0, 1, "im2col", "register tile 8x36"},
+      {"grouped", 8, 16, 6, 3, 1, 1, 2, "pad", "register tile 8x6"},
+      {"depthwise", 8, 8, 12, 3, 1, 1, 8, "pad", "register tile 12x12"},
   };
   for (const Case& c : cases) {
     IRModule m = onnx_conv(c.c, c.m, c.size, c.kernel, c.stride, c.pad, c.group);
-    const std::string what = std::string(c.what) + "\n" + print_module(m);
+    const std::string printed = print_module(m);
+    const std::string what = std::string(c.what) + "\n" + printed;
     INFO(what);
-    // No pad stage without padding.
-    CHECK((print_module(m).find("\"pad\"") != std::string::npos) == (c.pad > 0));
+    for (const char* stage : {"pad", "im2col"})
+      CHECK((printed.find(std::string("\"") + stage + "\"") != std::string::npos) ==
+            (std::string(c.stage) == stage));
     for (Isa isa : {Isa::avx512, Isa::avx2}) {
       AutoScheduleResult r = auto_schedule(m, context(isa, Decisions::Model));
       bool tiled = false;

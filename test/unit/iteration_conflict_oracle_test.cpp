@@ -46,6 +46,17 @@ class Generator {
             {"v", pick({1, 2, 4})}};
   }
 
+  // [X // k, X % k] for a random index X: a flattened position written into
+  // two dimensions (a convolution's output pixel), which the proof may read
+  // as the one dimension X when the buffer's second extent is k.
+  std::vector<Index> split_pair(const std::vector<LoopSpec>& loops) {
+    Index x = index(loops);
+    int64_t k = pick({2, 3, 4});
+    std::string ks = std::to_string(k);
+    return {{"(" + x.text + ") // " + ks, x.max / k},
+            {"(" + x.text + ") % " + ks, std::min(x.max, k - 1)}};
+  }
+
   Index index(const std::vector<LoopSpec>& loops, int depth = 0) {
     Index sum{"", 0};
     int terms = static_cast<int>(pick({1, 2, 2, 3}));
@@ -129,6 +140,11 @@ TEST_CASE("the legality proof never accepts a loop the race checker finds racy",
     for (size_t d = 0; d < dims; ++d) {
       w.push_back(gen.index(loops));
       r.push_back(gen.index(loops));
+    }
+    // Every sixth program writes (and reads) split pairs.
+    if (p % 6 == 5) {
+      w = gen.split_pair(loops);
+      r = gen.split_pair(loops);
     }
     // Every third program reads where it writes: the common in-place update.
     if (p % 3 == 1) r = w;

@@ -206,6 +206,54 @@ TEST_CASE("split, fused and tiled loops are proved independent", "[schedule][loo
   }
 }
 
+// Y[c, p // 7, p % 7] over flattened pixels p (a convolution's output).
+const char* kPixels = R"(@T.prim_func
+def main(A: T.Buffer((4, 49), "float32"), Y: T.Buffer((4, 7, 7), "float32")):
+    for c, p in T.grid(4, 49):
+        with T.block("Y"):
+            vc, vp = T.axis.remap("SS", [c, p])
+            T.reads(A[vc, vp])
+            T.writes(Y[vc, vp // 7, vp % 7])
+            Y[vc, vp // 7, vp % 7] = A[vc, vp]
+)";
+
+// The same with iteration p also writing pixel p + 1: neighbours meet.
+const char* kPixelsOverlap = R"(@T.prim_func
+def main(A: T.Buffer((4, 49), "float32"), Y: T.Buffer((4, 7, 8), "float32")):
+    for c, p in T.grid(4, 48):
+        with T.block("Y"):
+            vc, vp = T.axis.remap("SS", [c, p])
+            T.reads(A[vc, vp])
+            T.writes(Y[vc, vp // 7, vp % 7], Y[vc, (vp + 1) // 7, (vp + 1) % 7])
+            Y[vc, vp // 7, vp % 7] = A[vc, vp]
+            Y[vc, (vp + 1) // 7, (vp + 1) % 7] = A[vc, vp + 1]
+)";
+
+TEST_CASE("dimensions indexed [p // E, p % E] are one dimension indexed p",
+          "[schedule][loops][conflict]") {
+  {
+    // Blocks of pixels in parallel, channels inside: only the merged
+    // dimension tells the blocks apart.
+    const IRModule m = parse(kPixels);
+    Schedule sch(m);
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("Y"));
+    std::vector<LoopRV> p = sch.split(loops[1], {nullptr, 8});
+    sch.reorder({p[0], loops[0], p[1]});
+    sch.parallel(p[0]);
+    expect_sound(m, sch);
+  }
+  {
+    const IRModule m = parse(kPixelsOverlap);
+    Schedule sch(m);
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("Y"));
+    std::vector<LoopRV> p = sch.split(loops[1], {nullptr, 8});
+    sch.reorder({p[0], loops[0], p[1]});
+    expect_refused(
+        sch, [&] { sch.parallel(p[0]); },
+        "parallel: cannot prove the iterations of loop p_0 write distinct elements of Y (block Y)");
+  }
+}
+
 TEST_CASE("blockize refuses an unlisted block between the listed ones",
           "[schedule][blockize][conflict]") {
   const char* three = R"(@T.prim_func

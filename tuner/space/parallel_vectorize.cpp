@@ -93,7 +93,12 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
   std::vector<LoopRV> prefix;
   int64_t chunks = 1;
   const size_t limit = vector ? loops.size() - 1 : loops.size();
-  if (cx.cpu.threads > 1 && work >= (int64_t{1} << 15)) {
+  // A block another rule placed inside a parallel loop (a pad computed per
+  // iteration of a contraction's) is only vectorized.
+  const bool under_parallel = std::any_of(loops.begin(), loops.end(), [](const NestLoop& l) {
+    return l.loop->for_kind != ForKind::Serial;
+  });
+  if (cx.cpu.threads > 1 && work >= (int64_t{1} << 15) && !under_parallel) {
     for (size_t l = 0; l < limit && loops[l].spatial && chunks < 4 * cx.cpu.threads; ++l) {
       prefix.push_back(loops[l].rv);
       chunks *= loops[l].extent;

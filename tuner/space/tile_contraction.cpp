@@ -4,6 +4,7 @@
 // the outer tile loops (with any batch loops) in parallel.
 #include <algorithm>
 
+#include "ir/structural.h"
 #include "schedule/analysis.h"
 #include "tuner/space/block_nest.h"
 #include "tuner/space/register_tile.h"
@@ -40,7 +41,7 @@ Update contraction_update(const BlockNode& b) {
     if (!load_of(mul->a) || !load_of(mul->b)) continue;
     if (c->indices.size() != st->indices.size()) continue;
     bool same = true;
-    for (size_t i = 0; i < c->indices.size(); ++i) same &= c->indices[i].same_as(st->indices[i]);
+    for (size_t i = 0; i < c->indices.size(); ++i) same &= structural_equal(c->indices[i], st->indices[i]);
     if (same) return {st, load_of(mul->a), load_of(mul->b)};
   }
   return {};
@@ -73,15 +74,32 @@ int rows_loop(const BlockNest& nest, const Update& u, int jl, int fallback) {
   return fallback;
 }
 
-// The loop whose iteration variable is exactly C's index `dim`.
-int loop_for_index(const BlockNest& nest, const BufferStoreNode& st, size_t dim) {
+// The loop whose iteration variable is `v`.
+int loop_for_var(const BlockNest& nest, const ExprNode* v) {
   const BlockNode& b = *nest.realize->block;
   for (size_t l = 0; l < nest.loops.size(); ++l) {
     int it = nest.loops[l].iter;
-    if (it >= 0 && st.indices[dim].get() == static_cast<const ExprNode*>(b.iter_vars[it].var.get()))
+    if (it >= 0 && v == static_cast<const ExprNode*>(b.iter_vars[it].var.get()))
       return static_cast<int>(l);
   }
   return -1;
+}
+
+// The loop of C's columns: the one whose variable is C's last index, or v
+// where C is indexed [.., v // E, v % E] (a convolution over flattened
+// output pixels, contiguous along v). Sets *dims to the indices it spans.
+int columns_loop(const BlockNest& nest, const BufferStoreNode& st, size_t* dims) {
+  const size_t n = st.indices.size();
+  *dims = 1;
+  if (int l = loop_for_var(nest, st.indices[n - 1].get()); l >= 0) return l;
+  auto* mod = st.indices[n - 1].as<BinaryNode>();
+  auto* div = st.indices[n - 2].as<BinaryNode>();
+  if (!mod || !div || mod->kind != ExprKind::FloorMod || div->kind != ExprKind::FloorDiv ||
+      !mod->a.as<VarNode>() || !mod->a.same_as(div->a) || !as_const_int(mod->b) ||
+      as_const_int(div->b) != as_const_int(mod->b))
+    return -1;
+  *dims = 2;
+  return loop_for_var(nest, mod->a.get());
 }
 
 struct Tiled {
@@ -109,9 +127,11 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   const Update u = contraction_update(*nest->realize->block);
   const BufferStoreNode* st = u.store;
   if (!st || st->indices.size() < 2) return {false, "not a C[.., i, j] += A * B contraction"};
-  const int jl = loop_for_index(*nest, *st, st->indices.size() - 1);
-  int il = loop_for_index(*nest, *st, st->indices.size() - 2);
+  size_t column_dims = 1;
+  const int jl = columns_loop(*nest, *st, &column_dims);
   if (jl < 0) return {false, "the output's last index is not a loop variable"};
+  if (st->indices.size() < column_dims + 1) return {false, "no index for the register tile's rows"};
+  int il = loop_for_var(*nest, st->indices[st->indices.size() - column_dims - 1].get());
   il = rows_loop(*nest, u, jl, il);
   if (il < 0) return {false, "no loop for the register tile's rows"};
   std::vector<int> batch, reduce;
@@ -135,19 +155,26 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   Tiled j = tile(sch, J.rv, J.extent, t.columns, 64, cx);
   Tiled k = tile(sch, K.rv, K.extent, t.kc, 256, cx);
 
-  // Enough parallel iterations above the reduction: the column blocks (and
-  // batches); when those are too few for the threads, the row blocks join
-  // them, ahead of the reduction.
-  int64_t outer = j.outer_extent;
-  for (int b : batch) outer *= nest->loops[b].extent;
-  const int64_t work = I.extent * J.extent * k_total;
+  // Enough parallel iterations above the reduction: the batch loops (a
+  // convolution's output rows, a depthwise one's channels) when they make a
+  // few chunks per thread, else the column blocks join them, then the row
+  // blocks.
+  int64_t chunks = 1;
+  for (int b : batch) chunks *= nest->loops[b].extent;
+  const int64_t work = chunks * I.extent * J.extent * k_total;
   const bool parallel = cx.cpu.threads > 1 && work >= (int64_t{1} << 16);
-  const bool rows_outside = parallel && outer < 4 * cx.cpu.threads && i.outer_extent > 1;
-  std::vector<LoopRV> order, prefix;
+  const int64_t wanted = parallel ? 4 * cx.cpu.threads : 1;
+  std::vector<LoopRV> prefix;
   for (int b : batch) prefix.push_back(nest->loops[b].rv);
-  prefix.push_back(j.outer);
+  const bool columns_outside = chunks < wanted || prefix.empty();
+  if (columns_outside) {
+    prefix.push_back(j.outer);
+    chunks *= j.outer_extent;
+  }
+  const bool rows_outside = parallel && chunks < wanted && i.outer_extent > 1;
   if (rows_outside) prefix.push_back(i.outer);
-  order = prefix;
+  std::vector<LoopRV> order = prefix;
+  if (!columns_outside) order.push_back(j.outer);
   order.push_back(k.outer);
   if (!rows_outside) order.push_back(i.outer);
   order.push_back(k.inner);
@@ -157,18 +184,39 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   order.push_back(j.inner);
   sch.reorder(order);
 
-  // The init as its own nest just before the reduction, per parallel block.
-  const LoopRV first_reduction = order[prefix.size()];
-  BlockRV init = sch.decompose_reduction(block, first_reduction);
+  // The init as its own nest just before the reduction, per outer iteration.
+  BlockRV init = sch.decompose_reduction(block, k.outer);
   sch.vectorize(sch.get_loops(init).back());
   sch.vectorize(j.inner);
   std::string note = "register tile " + std::to_string(i.inner_extent) + "x" +
                      std::to_string(j.inner_extent) + ", k block " + std::to_string(k.inner_extent);
-  if (parallel && prefix.size() > 0) {
-    LoopRV fused = prefix.size() > 1 ? sch.fuse(prefix) : prefix[0];
-    sch.parallel(fused);
+  const LoopRV outer = prefix.size() > 1 ? sch.fuse(prefix) : prefix[0];
+  if (parallel) {
+    sch.parallel(outer);
     note += ", parallel over " + std::to_string(prefix.size()) + " loop(s)";
   }
+  // A producer (a pad) and the consumers (an epilogue: bias, activation,
+  // residual add) computed per outer iteration, where the data they share
+  // with the contraction is still in cache; kept only where the compute-at
+  // primitives prove it (a pad whose rows overlap between iterations is not).
+  const std::string init_name = sch.get(init);
+  auto fuse_with = [&](BlockRV other, bool producer) {
+    const std::string name = sch.get(other);
+    if (name == init_name) return;
+    const Schedule before = sch;
+    try {
+      if (producer)
+        sch.compute_at(other, outer);
+      else
+        sch.reverse_compute_at(other, outer);
+      note += std::string(", ") + name + " computed " + (producer ? "before" : "after") +
+              " each outer iteration";
+    } catch (const ScheduleError&) {
+      sch = before;
+    }
+  };
+  for (BlockRV p : sch.get_producers(block)) fuse_with(p, true);
+  for (BlockRV c : sch.get_consumers(block)) fuse_with(c, false);
   return {true, note};
 }
 

@@ -174,6 +174,66 @@ Expr guarded(const Expr& cond, const std::function<Expr()>& read, const Expr& ot
 
 // ---- Conv ---------------------------------------------------------------------------
 
+// A 2-D convolution without groups as a matrix product over the output
+// pixels: Y[n, m, p] += W[m, c, r, s] * X'[n, c, r, s, p] with p = oh * OW +
+// ow, so the register tile's columns run along p, which is contiguous in Y
+// whatever the output's width. A 1x1 convolution with unit strides and no
+// padding reads X itself (X' is X's pixels); otherwise X' is an im2col copy
+// of the windows (zeros for padding), worth its cost where rows are narrow
+// (a 7-wide output row fills 7 of 16 lanes) or a strided 1x1 convolution
+// would read every other element. Indices stay affine after flattening
+// (p // OW * OW + p % OW is p).
+// Returns Y, or null (nothing emitted) when the direct form suits better.
+Buffer conv_over_pixels(OpContext& ctx, const TensorValue& x, const TensorValue& w,
+                        const std::optional<TensorValue>& bias, const std::vector<Window>& ws,
+                        const Shape& out_shape) {
+  if (ws.size() != 2) return nullptr;
+  const Window &wh = ws[0], &ww = ws[1];
+  const bool pointwise = wh.kernel == 1 && ww.kernel == 1 && !reads_padding(wh) &&
+                         !reads_padding(ww);
+  const bool unit = pointwise && wh.stride == 1 && ww.stride == 1;
+  if (!pointwise && ww.out >= 16) return nullptr;
+  const int64_t N = x.shape[0], C = x.shape[1], M = w.shape[0], OW = ww.out;
+  const int64_t P = wh.out * ww.out;
+  const DataType t = x.dtype;
+  TensorValue src = x;
+  Shape reduce{C};
+  if (!unit) {
+    // col[n, c, r, s, oh, ow] = X at the window position (0 in the padding).
+    Shape col_shape{N, C, wh.kernel, ww.kernel, wh.out, ww.out};
+    Buffer col = ctx.kernel().alloc(x.buffer ? x.buffer->name + "_col" : "conv_col", t, col_shape);
+    ctx.kernel().emit_elementwise("im2col", col, [&](const Indices& i) {
+      Indices xi{i[0], i[1], window_index(wh, i[4], i[2]), window_index(ww, i[5], i[3])};
+      Expr cond = window_in_bounds(ws, {xi[2], xi[3]});
+      return cond ? guarded(cond, [&] { return x.load(xi); }, zero_of(t)) : x.load(xi);
+    });
+    src = TensorValue::of_buffer(col, col_shape);
+    reduce = {C, wh.kernel, ww.kernel};
+  }
+  Buffer y = ctx.output_buffer(0, t, out_shape);
+  const Expr ow_extent = make_int(OW);
+  auto pixel = [ow_extent](const Expr& p) {
+    return std::pair<Expr, Expr>{floordiv(p, ow_extent), floormod(p, ow_extent)};
+  };
+  ctx.kernel().emit_reduction(
+      "conv", y, Shape{N, M, P},
+      [=](const Indices& i) {
+        auto [oh, ow] = pixel(i[2]);
+        return Indices{i[0], i[1], oh, ow};
+      },
+      reduce, [=](const Indices& i) { return bias ? bias->load({i[1]}) : zero_of(t); },
+      [=](const Indices& i, const Indices& r) {
+        auto [oh, ow] = pixel(i[2]);
+        Expr in = unit ? src.load({i[0], r[0], oh, ow}) : src.load({i[0], r[0], r[1], r[2], oh, ow});
+        Indices wi{i[1], r[0]};
+        wi.push_back(unit ? make_int(0) : r[1]);
+        wi.push_back(unit ? make_int(0) : r[2]);
+        return in * w.load(wi);
+      },
+      [](Expr acc, Expr v) { return acc + v; });
+  return y;
+}
+
 std::vector<TensorValue> build_conv(OpContext& ctx) {
   const Node& n = ctx.node();
   TensorValue x = readable(ctx, 0, "conv_input");
@@ -216,6 +276,9 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
     reduce.push_back(win.kernel);
   }
   DataType t = x.dtype;
+  if (group == 1)
+    if (Buffer y = conv_over_pixels(ctx, x, w, bias, ws, out_shape))
+      return {TensorValue::of_buffer(y, out_shape)};
   // A window that reaches outside X reads a zero-padded copy written by a
   // block of its own, so the reduction is plain loads, Y += Xp[..] * W[..]:
   // the contraction the default schedule tiles in registers. The copy covers
