@@ -341,8 +341,11 @@ class ContractionEmitter {
     }
     const auto& l = plan_.loops[i];
     if (l.role == Role::Unrolled) {
-      for (int64_t it = 0; it < l.extent; ++it)
-        emit_reduction(i + 1, da + it * l.stride_a * kF32, db + it * l.stride_b * kF32);
+      // Every reduction loop from here in is unrolled: one straight run of
+      // steps, whose FMAs may share vector operands across steps.
+      std::vector<std::pair<int64_t, int64_t>> steps;
+      unrolled_steps(i, da, db, steps);
+      emit_steps(steps);
       return;
     }
     counted_loop(l.extent / l.unroll, l.stride_a * kF32 * l.unroll, l.stride_b * kF32 * l.unroll, 0,
@@ -350,6 +353,145 @@ class ContractionEmitter {
                    for (int64_t u = 0; u < l.unroll; ++u)
                      emit_reduction(i + 1, da + u * l.stride_a * kF32, db + u * l.stride_b * kF32);
                  });
+  }
+
+  // The (da, db) offsets of the reduction iterations from loops[i] inward,
+  // in program order (every reduction loop there is Unrolled).
+  void unrolled_steps(int i, int64_t da, int64_t db,
+                      std::vector<std::pair<int64_t, int64_t>>& out) const {
+    int n = static_cast<int>(plan_.loops.size());
+    while (i < n && plan_.loops[i].stride_c != 0) ++i;
+    if (i == n) {
+      out.emplace_back(da, db);
+      return;
+    }
+    const auto& l = plan_.loops[i];
+    for (int64_t it = 0; it < l.extent; ++it)
+      unrolled_steps(i + 1, da + it * l.stride_a * kF32, db + it * l.stride_b * kF32, out);
+  }
+
+  // The FMAs of one reduction step, one per accumulator.
+  std::vector<Fma> step_fmas(int64_t da, int64_t db) const {
+    const bool a_bcast = plan_.a_is_broadcast;
+    const int64_t dv = a_bcast ? db : da, ds = a_bcast ? da : db;
+    auto vstride = a_bcast ? &ContractionPlan::Loop::stride_b : &ContractionPlan::Loop::stride_a;
+    auto sstride = a_bcast ? &ContractionPlan::Loop::stride_a : &ContractionPlan::Loop::stride_b;
+    std::vector<Fma> fmas;
+    for (int e = 0; e < plan_.accumulators; ++e)
+      fmas.push_back({e, dv + tile_disp(e, vstride), ds + tile_disp(e, sstride), tile_tail(e)});
+    return fmas;
+  }
+
+  // A run of unrolled steps. When their FMAs share vector operands across
+  // steps (a convolution window slides over the rows the tile already
+  // loads: row oh + r serves output rows oh..oh+2), they are emitted grouped
+  // by vector operand, each loaded once, instead of step by step. Every
+  // accumulator still receives its FMAs in program order (checked: its
+  // operands' addresses must not decrease, so sorting by address keeps its
+  // order), so results are bit-identical; FMAs into one accumulator are
+  // spaced apart for the FMA latency.
+  void emit_steps(const std::vector<std::pair<int64_t, int64_t>>& steps) {
+    auto step_by_step = [&] {
+      for (const auto& [da, db] : steps) emit_step(da, db);
+    };
+    if (steps.size() < 2) return step_by_step();
+    std::vector<Fma> all;
+    size_t loads_by_step = 0;
+    std::map<int64_t, bool> vectors;  // distinct vector operands of the run -> tail
+    std::map<int64_t, int> scalars;   // distinct broadcast operands -> uses
+    for (const auto& [da, db] : steps) {
+      std::vector<Fma> fmas = step_fmas(da, db);
+      std::map<int64_t, bool> own;
+      for (const Fma& f : fmas) {
+        own[f.vdisp] = f.tail;
+        vectors[f.vdisp] = f.tail;
+        ++scalars[f.sdisp];
+      }
+      loads_by_step += own.size();
+      all.insert(all.end(), fmas.begin(), fmas.end());
+    }
+    // Worth it only when it saves a quarter of the vector loads.
+    if (4 * vectors.size() > 3 * loads_by_step) return step_by_step();
+    std::vector<int64_t> last(static_cast<size_t>(plan_.accumulators),
+                              std::numeric_limits<int64_t>::min());
+    for (const Fma& f : all) {
+      if (f.vdisp < last[static_cast<size_t>(f.acc)]) return step_by_step();
+      last[static_cast<size_t>(f.acc)] = f.vdisp;
+    }
+    std::stable_sort(all.begin(), all.end(),
+                     [](const Fma& x, const Fma& y) { return x.vdisp < y.vdisp; });
+    const std::vector<Fma> order = spaced(all);
+
+    // Broadcast operands in registers when they fit beside a few vectors;
+    // otherwise from memory (AVX-512's embedded broadcast) or a temporary.
+    const int nfree = static_cast<int>(free_.size());
+    const bool keep_scalars = static_cast<int>(scalars.size()) + 3 <= nfree;
+    std::map<int64_t, int> sreg;
+    size_t next = 0;
+    const Reg64& pv = plan_.a_is_broadcast ? pb_ : pa_;
+    const Reg64& ps = plan_.a_is_broadcast ? pa_ : pb_;
+    if (keep_scalars)
+      for (const auto& [d, uses] : scalars) {
+        sreg[d] = free_[next++];
+        broadcast(sreg[d], mem(ps, d));
+      }
+    const int scalar_temp = !keep_scalars && !avx512_ ? free_[next++] : -1;
+    // Vector operands in the remaining registers, least recently used out.
+    std::vector<int> pool(free_.begin() + static_cast<long>(next), free_.end());
+    std::vector<int64_t> held(pool.size(), std::numeric_limits<int64_t>::min());
+    std::vector<size_t> used_at(pool.size(), 0);
+    size_t clock = 0;
+    for (const Fma& f : order) {
+      ++clock;
+      size_t slot = pool.size();
+      for (size_t k = 0; k < pool.size(); ++k)
+        if (held[k] == f.vdisp) slot = k;
+      if (slot == pool.size()) {
+        slot = static_cast<size_t>(std::min_element(used_at.begin(), used_at.end()) - used_at.begin());
+        held[slot] = f.vdisp;
+        load_operand(pool[slot], pv, f.vdisp, f.tail);
+      }
+      used_at[slot] = clock;
+      const int v = pool[slot];
+      if (keep_scalars) {
+        fma(acc_[f.acc], v, sreg[f.sdisp]);
+      } else if (avx512_) {
+        c_.vfmadd231ps(Zmm(acc_[f.acc]), Zmm(v), c_.ptr_b[ps + static_cast<int32_t>(f.sdisp)]);
+      } else {
+        broadcast(scalar_temp, mem(ps, f.sdisp));
+        fma(acc_[f.acc], v, scalar_temp);
+      }
+    }
+  }
+
+  // `sorted` reordered so that two FMAs into one accumulator are at least a
+  // few FMAs apart (the FMA latency times the FMAs issued per cycle), looking
+  // a bounded way ahead; each accumulator keeps its FMAs' order.
+  std::vector<Fma> spaced(const std::vector<Fma>& sorted) const {
+    const size_t gap = avx512_ ? 4 : 8, window = 32;
+    std::vector<Fma> out;
+    std::vector<bool> done(sorted.size(), false);
+    std::vector<size_t> last(static_cast<size_t>(plan_.accumulators), 0);  // out index + 1
+    size_t first = 0;
+    while (out.size() < sorted.size()) {
+      while (done[first]) ++first;
+      size_t pick = first;
+      std::vector<bool> blocked(static_cast<size_t>(plan_.accumulators), false);
+      for (size_t k = first; k < sorted.size() && k < first + window; ++k) {
+        if (done[k]) continue;
+        const size_t acc = static_cast<size_t>(sorted[k].acc);
+        if (blocked[acc]) continue;  // an earlier FMA of this accumulator is still waiting
+        blocked[acc] = true;
+        if (last[acc] == 0 || out.size() + 1 - last[acc] > gap) {
+          pick = k;
+          break;
+        }
+      }
+      done[pick] = true;
+      out.push_back(sorted[pick]);
+      last[static_cast<size_t>(sorted[pick].acc)] = out.size();
+    }
+    return out;
   }
 
   int rotate(const std::vector<int>& pool) { return pool[rot_++ % pool.size()]; }

@@ -182,6 +182,10 @@ class FunctionEmitter {
   Frame frame_;
   RegisterPool regs_;
   InsertionOrderedMap<const VarNode*, VarLoc> vars_;
+  // Loop-invariant index and condition expressions of the vectorized loop
+  // being emitted, each computed once before it into a frame slot: eval()
+  // reads the slot instead of recomputing them for every vector.
+  std::map<const ExprNode*, int> hoisted_;
   InsertionOrderedMap<const VarNode*, StorageLoc> storage_;
   std::map<const ExprNode*, int> need_cache_;
   Xbyak::Label fail_label_;

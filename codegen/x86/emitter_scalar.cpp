@@ -186,6 +186,11 @@ int FunctionEmitter::eval(const Expr& e) {
          " outside a vector store");
   if (t.code() == DataType::Code::BFloat) fail("bfloat16 is not supported by the x86 generator");
   if (t.is_handle() || t.is_void()) fail("expression of type " + t.str());
+  if (auto h = hoisted_.find(e.get()); h != hoisted_.end()) {
+    int tmp = regs_.alloc(RegClass::Gpr);
+    code_.mov(Reg64(regs_.reg(tmp)), qword[rsp + h->second]);
+    return tmp;
+  }
   int out = -1;
   switch (e.kind()) {
     case ExprKind::IntImm: {

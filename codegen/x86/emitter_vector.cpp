@@ -811,6 +811,73 @@ void FunctionEmitter::emit_vec_store(const BufferStoreNode& s, const VecCtx& cx)
   regs_.unpin_all();
 }
 
+namespace {
+
+// The largest subexpressions of e worth computing once before a loop over v:
+// integer or boolean scalars that do not depend on v, are more than a
+// variable or constant, read no memory (a store of the loop could change
+// it), call nothing and divide only by nonzero constants (so evaluating them
+// when the loop runs no iteration cannot trap).
+void invariant_parts(const Expr& e, const VarNode* v, std::vector<Expr>& out) {
+  if (!e) return;
+  const DataType t = e.dtype();
+  auto safe = [](const Expr& x) {
+    struct Finder : ExprVisitor {
+      bool unsafe = false;
+      void visit_load(const BufferLoadNode*) override { unsafe = true; }
+      void visit_call(const CallNode*) override { unsafe = true; }
+      void visit_ramp(const RampNode*) override { unsafe = true; }
+      void visit_broadcast(const BroadcastNode*) override { unsafe = true; }
+      void visit_binary(const BinaryNode* n) override {
+        const ExprKind k = n->kind;
+        if ((k == ExprKind::Div || k == ExprKind::Mod || k == ExprKind::FloorDiv ||
+             k == ExprKind::FloorMod) &&
+            !n->dtype.is_float()) {
+          auto d = as_const_int(n->b);
+          if (!d || *d == 0) unsafe = true;
+        }
+        ExprVisitor::visit_binary(n);
+      }
+    } f;
+    f.visit(x);
+    return !f.unsafe;
+  };
+  const bool trivial = e.as<VarNode>() || e.as<IntImmNode>() ||
+                       (e.as<CastNode>() && e.as<CastNode>()->value.as<VarNode>());
+  if (t.is_scalar() && (t.is_int() || t.is_uint() || t.is_bool()) && !trivial &&
+      !expr_depends_on(e, v) && safe(e)) {
+    out.push_back(e);
+    return;
+  }
+  switch (e.kind()) {
+    case ExprKind::BufferLoad:
+      for (const Expr& i : e.as<BufferLoadNode>()->indices) invariant_parts(i, v, out);
+      break;
+    case ExprKind::Not:
+      invariant_parts(e.as<NotNode>()->a, v, out);
+      break;
+    case ExprKind::Cast:
+      invariant_parts(e.as<CastNode>()->value, v, out);
+      break;
+    case ExprKind::Select: {
+      auto* n = e.as<SelectNode>();
+      for (const Expr& x : {n->cond, n->true_value, n->false_value}) invariant_parts(x, v, out);
+      break;
+    }
+    case ExprKind::Call:
+      for (const Expr& x : e.as<CallNode>()->args) invariant_parts(x, v, out);
+      break;
+    default:
+      if (auto* b = e.as<BinaryNode>()) {
+        invariant_parts(b->a, v, out);
+        invariant_parts(b->b, v, out);
+      }
+      break;
+  }
+}
+
+}  // namespace
+
 void FunctionEmitter::emit_vectorized(const ForNode& f) {
   const int lanes = target_.f32_lanes();
   int start = eval(f.min);
@@ -846,6 +913,22 @@ void FunctionEmitter::emit_vectorized(const ForNode& f) {
   VecCtx cx;
   cx.lanes = lanes;
   cx.loop_var = f.loop_var.get();
+  std::vector<Expr> invariant;
+  for (const BufferStoreNode* s : stores) {
+    for (const Expr& i : s->indices) invariant_parts(i, cx.loop_var, invariant);
+    invariant_parts(s->value, cx.loop_var, invariant);
+  }
+  std::vector<const ExprNode*> hoisted_here;
+  for (const Expr& e : invariant) {
+    if (hoisted_.count(e.get())) continue;
+    int v = eval(e);
+    const int slot = frame_.alloc(8, 8);
+    code_.mov(qword[rsp + slot], Reg64(regs_.reg(v)));
+    regs_.release(v);
+    regs_.unpin_all();
+    hoisted_[e.get()] = slot;
+    hoisted_here.push_back(e.get());
+  }
   Xbyak::Label full, tail, done;
   code_.L(full);
   load_var(rax);
@@ -869,6 +952,7 @@ void FunctionEmitter::emit_vectorized(const ForNode& f) {
   cx.masked = true;
   for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
   code_.L(done);
+  for (const ExprNode* e : hoisted_here) hoisted_.erase(e);
   unbind_var(f.loop_var);
 }
 
