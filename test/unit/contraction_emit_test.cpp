@@ -217,6 +217,28 @@ TEST_CASE("contraction emit: stride-2 conv2d (permuted vector operand)", "[contr
   }
 }
 
+TEST_CASE("contraction emit: depthwise windows share row loads across steps", "[contraction]") {
+  // out[oh, ow] += in[oh + kh, ow + kw] * w[kh, kw] for one channel, output
+  // rows in the tile: the steps' vector operands overlap (row oh + kh serves
+  // rows oh..oh+k-1), so they are grouped by operand. 3x3 keeps the weights
+  // in registers; 5x5 has more weights than free registers (broadcast from
+  // memory or through a temporary).
+  for (int64_t k : {3, 5})
+    for (int64_t ow : {13, 32}) {
+      const int64_t oh = 6, w = ow + k - 1;
+      const std::string ks = std::to_string(k), ws = std::to_string(w);
+      check_both_isas(nest_text((oh + k - 1) * w, k * k, oh * ow,
+                                {{"oh", oh}, {"kh", k}, {"kw", k}, {"ow", ow}},
+                                update_stmt("oh * " + std::to_string(ow) + " + ow",
+                                            "(oh + kh) * " + ws + " + ow + kw", "kh * " + ks + " + kw")));
+      check_both_isas(nest_text((oh + k - 1) * w, k * k, oh * ow,
+                                {{"oh", oh}, {"kh", k}, {"kw", k}, {"ow", ow}},
+                                update_stmt("oh * " + std::to_string(ow) + " + ow",
+                                            "(oh + kh) * " + ws + " + ow + kw", "kh * " + ks + " + kw")),
+                      Options{.vregs = 16});
+    }
+}
+
 TEST_CASE("contraction emit: overlapping C, constant starts, offsets", "[contraction]") {
   check_both_isas(nest_text(64, 64, 64, {{"i", 4}, {"j", 16}, {"k", 3}},
                             update_stmt("i + j", "i * 3 + k", "k * 16 + j")));
