@@ -199,3 +199,28 @@ TEST_CASE("ONNX convolutions get the register-tiled contraction schedule", "[tun
     }
   }
 }
+
+TEST_CASE("random decisions on ONNX convolutions of every form are sound and compile",
+          "[tuner][auto][conv][random]") {
+  // Direct (padded, strided), over flattened pixels (1x1 view, strided 1x1
+  // and narrow-row im2col, a 5x5 stride-2 window), grouped and depthwise.
+  struct Conv {
+    int64_t c, m, size, kernel, stride, pad, group;
+  };
+  const Conv convs[] = {{4, 8, 18, 3, 1, 1, 1}, {4, 8, 33, 3, 2, 1, 1}, {4, 8, 7, 3, 1, 1, 1},
+                        {4, 8, 6, 1, 1, 0, 1},  {4, 8, 10, 1, 2, 0, 1}, {4, 6, 9, 5, 2, 2, 1},
+                        {8, 8, 17, 3, 1, 1, 8}, {8, 8, 18, 3, 2, 1, 8}, {8, 8, 6, 3, 1, 1, 2}};
+  const int per_conv = env_int("TIRC_AUTO_RANDOM", 4);
+  for (const Conv& c : convs) {
+    IRModule m = onnx_conv(c.c, c.m, c.size, c.kernel, c.stride, c.pad, c.group);
+    for (int s = 0; s < per_conv; ++s) {
+      RuleContext cx = context(s % 2 ? Isa::avx2 : Isa::avx512, Decisions::Random);
+      AutoScheduleResult r = auto_schedule(m, cx, {}, static_cast<uint64_t>(s + 1));
+      check(m, r,
+            "conv c=" + std::to_string(c.c) + " m=" + std::to_string(c.m) + " size=" +
+                std::to_string(c.size) + " k=" + std::to_string(c.kernel) + " stride=" +
+                std::to_string(c.stride) + " group=" + std::to_string(c.group) + " seed " +
+                std::to_string(s + 1));
+    }
+  }
+}

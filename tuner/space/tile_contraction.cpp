@@ -198,17 +198,30 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   // A producer (a pad) and the consumers (an epilogue: bias, activation,
   // residual add) computed per outer iteration, where the data they share
   // with the contraction is still in cache; kept only where the compute-at
-  // primitives prove it (a pad whose rows overlap between iterations is not).
+  // primitives prove it legal (under a parallel loop: no two iterations
+  // write one element) and where it adds no work (a pad whose rows overlap
+  // between iterations would be computed again for each).
   const std::string init_name = sch.get(init);
+  auto iterations = [&](BlockRV b) {
+    std::optional<BlockNest> n = describe_nest(sch, b);
+    int64_t count = 1;
+    for (const NestLoop& l : n ? n->loops : std::vector<NestLoop>{}) count *= l.extent;
+    return n ? count : -1;
+  };
   auto fuse_with = [&](BlockRV other, bool producer) {
     const std::string name = sch.get(other);
     if (name == init_name) return;
     const Schedule before = sch;
+    const int64_t work = iterations(other);
     try {
       if (producer)
         sch.compute_at(other, outer);
       else
         sch.reverse_compute_at(other, outer);
+      if (work < 0 || iterations(other) != work) {
+        sch = before;
+        return;
+      }
       note += std::string(", ") + name + " computed " + (producer ? "before" : "after") +
               " each outer iteration";
     } catch (const ScheduleError&) {
