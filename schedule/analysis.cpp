@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "ir/arith/analyzer.h"
+#include "ir/arith/expr_equal.h"
 #include "ir/functor.h"
 #include "ir/substitute.h"
 
@@ -201,6 +202,17 @@ Expr keep_conjuncts(const Expr& pred, const std::vector<const VarNode*>& dropped
   for (const VarNode* v : dropped)
     if (uses_var(pred, v)) return make_bool(true);
   return pred;
+}
+
+Expr split_pair(const Buffer& b, const Expr& at_d, const Expr& at_next, size_t d) {
+  if (d + 1 >= b->shape.size()) return Expr();
+  auto* div = at_d.as<BinaryNode>();
+  auto* mod = at_next.as<BinaryNode>();
+  auto e = as_const_int(b->shape[d + 1]);
+  if (!div || !mod || div->kind != ExprKind::FloorDiv || mod->kind != ExprKind::FloorMod || !e ||
+      as_const_int(div->b) != e || as_const_int(mod->b) != e || !arith::same_expr(div->a, mod->a))
+    return Expr();
+  return div->a;
 }
 
 }  // namespace tirc

@@ -51,6 +51,12 @@ std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
 bool is_param_buffer(const PrimFunc& f, const Buffer& b);
 
 // True when expression e uses variable v.
+// The x of an index pair [x // E, x % E] at dimensions d, d + 1 of b, with E
+// b's constant extent at d + 1 (a flattened position written into two
+// dimensions, as a convolution over output pixels does): the pair is one
+// dimension indexed x. Null when the indices are not such a pair.
+Expr split_pair(const Buffer& b, const Expr& at_d, const Expr& at_next, size_t d);
+
 bool uses_var(const Expr& e, const VarNode* v);
 bool uses_var(const Stmt& s, const VarNode* v);
 

@@ -40,6 +40,9 @@ using arith::SymInterval;
 struct BufferRange {
   Buffer buffer;
   std::vector<SymInterval> dims;  // inclusive bounds per dimension
+  // Where every access to dimensions d, d + 1 is [x // E, x % E] (E the
+  // extent of d + 1: a flattened pixel), the bounds of x itself, at d.
+  std::vector<std::optional<SymInterval>> flat;
 };
 
 bool contains(const std::vector<const BlockRealizeNode*>& v, const BlockRealizeNode* x) {
@@ -188,6 +191,15 @@ class ComputeAtPlanner {
       for (const BufferRegion& r : theirs) {
         if (!regions_touch(own, r.buffer)) continue;
         std::vector<SymInterval> dims;
+        std::vector<std::optional<SymInterval>> flat(r.region.size());
+        for (size_t d = 0; d + 1 < r.region.size(); ++d) {
+          if (!is_const_int(r.region[d].extent, 1) || !is_const_int(r.region[d + 1].extent, 1))
+            continue;
+          Expr x = split_pair(r.buffer, substitute(r.region[d].min, binding),
+                              substitute(r.region[d + 1].min, binding), d);
+          if (!x) continue;
+          if (auto xi = arith::relax_interval(x, dom, an)) flat[d] = SymInterval{xi->lo, xi->hi};
+        }
         for (size_t d = 0; d < r.region.size(); ++d) {
           Expr lo_e = substitute(r.region[d].min, binding);
           Expr hi_e = substitute(
@@ -201,23 +213,30 @@ class ComputeAtPlanner {
             dims.push_back({make_const(ext.dtype(), 0), an.simplify(ext - one_like(ext))});
           }
         }
-        unite(out, r.buffer, dims, an);
+        unite(out, r.buffer, dims, flat, an);
       }
     }
     return out;
   }
 
   static void unite(std::vector<BufferRange>& acc, const Buffer& b,
-                    const std::vector<SymInterval>& dims, const Analyzer& an) {
+                    const std::vector<SymInterval>& dims,
+                    const std::vector<std::optional<SymInterval>>& flat, const Analyzer& an) {
     for (BufferRange& br : acc) {
       if (br.buffer != b) continue;
       for (size_t d = 0; d < dims.size(); ++d) {
         br.dims[d].lo = an.simplify(min(br.dims[d].lo, dims[d].lo));
         br.dims[d].hi = an.simplify(max(br.dims[d].hi, dims[d].hi));
+        if (br.flat[d] && flat[d]) {
+          br.flat[d]->lo = an.simplify(min(br.flat[d]->lo, flat[d]->lo));
+          br.flat[d]->hi = an.simplify(max(br.flat[d]->hi, flat[d]->hi));
+        } else {
+          br.flat[d].reset();
+        }
       }
       return;
     }
-    acc.push_back({b, dims});
+    acc.push_back({b, dims, flat});
   }
 
   // A producer whose reduce variables are bound to the loop (or loops above
@@ -255,6 +274,25 @@ class ComputeAtPlanner {
         if (!is_const_int(an.simplify(r.region[d].extent), 1))
           fail("block " + block_name_ + " accesses " + r.buffer->name +
                " with a region wider than one point in dimension " + std::to_string(d));
+        // [v // E, v % E] where the blocks under the loop access that pair
+        // too: v covers the flat range they need.
+        if (d + 1 < r.region.size() && req->flat[d]) {
+          Expr x = split_pair(r.buffer, r.region[d].min, r.region[d + 1].min, d);
+          if (auto* v = x ? x.as<VarNode>() : nullptr) {
+            for (size_t k = 0; k < b.iter_vars.size(); ++k) {
+              if (b.iter_vars[k].var.get() != v) continue;
+              const SymInterval s = *req->flat[d];
+              if (doms[k]) {
+                doms[k]->lo = an.simplify(min(doms[k]->lo, s.lo));
+                doms[k]->hi = an.simplify(max(doms[k]->hi, s.hi));
+              } else {
+                doms[k] = s;
+              }
+            }
+            ++d;
+            continue;
+          }
+        }
         const Expr& m = r.region[d].min;
         std::vector<size_t> used;
         for (size_t k = 0; k < b.iter_vars.size(); ++k)

@@ -153,21 +153,16 @@ class Separation {
     return g > c * (*extent_ - 1);
   }
 
-  // x's box with each pair of single-element dimensions (x // E, x % E),
-  // E the extent of the second, merged into one dimension indexed x.
+  // x's box with each pair of single-element dimensions [y // E, y % E]
+  // (split_pair) merged into one dimension indexed y.
   static std::vector<Range> merge_split_pairs(const Access& x) {
     std::vector<Range> out;
     const std::vector<Range>& box = x.box;
     for (size_t d = 0; d < box.size(); ++d) {
-      if (d + 1 < box.size() && d + 1 < x.buffer->shape.size()) {
-        auto* div = box[d].min.as<BinaryNode>();
-        auto* mod = box[d + 1].min.as<BinaryNode>();
-        auto e = as_const_int(x.buffer->shape[d + 1]);
-        if (div && mod && div->kind == ExprKind::FloorDiv && mod->kind == ExprKind::FloorMod &&
-            e && as_const_int(div->b) == e && as_const_int(mod->b) == e &&
-            is_const_int(box[d].extent, 1) && is_const_int(box[d + 1].extent, 1) &&
-            arith::same_expr(div->a, mod->a)) {
-          out.push_back(Range{div->a, box[d].extent});
+      if (d + 1 < box.size() && is_const_int(box[d].extent, 1) &&
+          is_const_int(box[d + 1].extent, 1)) {
+        if (Expr y = split_pair(x.buffer, box[d].min, box[d + 1].min, d)) {
+          out.push_back(Range{y, box[d].extent});
           ++d;
           continue;
         }

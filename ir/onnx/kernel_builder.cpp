@@ -223,10 +223,18 @@ void KernelBuilder::append(Stmt stmt) {
 void KernelBuilder::emit_elementwise(const std::string& block, const Buffer& out,
                                      const ElementFn& fn) {
   Nest n;
-  add_axes(n, buffer_shape(out), "i", IterKind::DataPar);
+  const Shape shape = buffer_shape(out);
+  const bool pixels = shape.size() == 4 && shape == pixel_shape_;
+  add_axes(n, pixels ? Shape{shape[0], shape[1], shape[2] * shape[3]} : shape, "i",
+           IterKind::DataPar);
+  std::vector<Expr> at = n.vars;
+  if (pixels) {
+    const Expr w = make_int(shape[3], at[2].dtype());
+    at = {at[0], at[1], floordiv(at[2], w), floormod(at[2], w)};
+  }
   auto b = std::make_shared<BlockNode>();
   b->name = unique_name(block);
-  b->body = make_store(out, checked_value(fn(n.vars), out, b->name), n.vars);
+  b->body = make_store(out, checked_value(fn(at), out, b->name), at);
   append(realize_in_loops(n, b));
 }
 

@@ -63,6 +63,11 @@ class KernelBuilder {
   // Emits `out[i...] = fn(i...)` as one spatial block named `block` over out's
   // whole shape (T.grid loops, T.axis.spatial iterators, reads/writes inferred).
   void emit_elementwise(const std::string& block, const Buffer& out, const ElementFn& fn);
+  // From now on, elementwise blocks writing an [N, C, H, W] buffer of this
+  // shape iterate over [N, C, H * W] (indices p // W, p % W), as a
+  // convolution over flattened pixels does, so that its epilogue can be
+  // computed per block of its pixels.
+  void iterate_pixels(const Shape& shape) { pixel_shape_ = shape; }
 
   // Emits a reduction block over `out`'s shape x `reduce_extents`:
   //   init: out[i] = init;   update: out[i] = combine(out[i], value(i, r))
@@ -102,6 +107,7 @@ class KernelBuilder {
   std::vector<Buffer> intermediates_;
   std::vector<Stmt> body_;
   std::map<std::string, int> names_;
+  Shape pixel_shape_;
 };
 
 }  // namespace tirc::onnx

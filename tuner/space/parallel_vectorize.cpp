@@ -9,6 +9,8 @@
 // is the plain nest's, bit for bit; the init is split off and vectorized.
 #include <algorithm>
 
+#include "ir/arith/linear_form.h"
+#include "schedule/analysis.h"
 #include "tuner/space/block_nest.h"
 #include "tuner/space/rules.h"
 
@@ -17,12 +19,27 @@ namespace tirc {
 namespace {
 
 // Whether the block's store moves by one element along loop `l`: its last
-// index is exactly the loop's iteration variable.
+// index (or the v of a flattened pair [.., v // E, v % E]) is an iteration
+// variable bound to the loop's variable plus terms of other loops.
 bool contiguous_write(const BlockNest& nest, const NestLoop& l) {
-  auto* st = nest.realize->block->body.as<BufferStoreNode>();
-  if (!st || st->indices.empty() || l.iter < 0) return false;
-  const Var& v = nest.realize->block->iter_vars[l.iter].var;
-  return st->indices.back().get() == static_cast<const ExprNode*>(v.get());
+  const BlockRealizeNode& r = *nest.realize;
+  auto* st = r.block->body.as<BufferStoreNode>();
+  if (!st || st->indices.empty()) return false;
+  const size_t n = st->indices.size();
+  Expr last = st->indices.back();
+  if (Expr v = n >= 2 ? split_pair(st->buffer, st->indices[n - 2], last, n - 2) : Expr()) last = v;
+  for (size_t k = 0; k < r.block->iter_vars.size(); ++k) {
+    if (last.get() != static_cast<const ExprNode*>(r.block->iter_vars[k].var.get())) continue;
+    int64_t coef = 0;
+    for (const arith::LinearTerm& t : arith::decompose(r.iter_values[k]).terms) {
+      if (t.term.get() == static_cast<const ExprNode*>(l.loop->loop_var.get()))
+        coef += t.coef;
+      else if (uses_var(t.term, l.loop->loop_var.get()))
+        return false;
+    }
+    return coef == 1;
+  }
+  return false;
 }
 
 }  // namespace

@@ -92,14 +92,10 @@ int columns_loop(const BlockNest& nest, const BufferStoreNode& st, size_t* dims)
   const size_t n = st.indices.size();
   *dims = 1;
   if (int l = loop_for_var(nest, st.indices[n - 1].get()); l >= 0) return l;
-  auto* mod = st.indices[n - 1].as<BinaryNode>();
-  auto* div = st.indices[n - 2].as<BinaryNode>();
-  if (!mod || !div || mod->kind != ExprKind::FloorMod || div->kind != ExprKind::FloorDiv ||
-      !mod->a.as<VarNode>() || !mod->a.same_as(div->a) || !as_const_int(mod->b) ||
-      as_const_int(div->b) != as_const_int(mod->b))
-    return -1;
+  Expr v = n >= 2 ? split_pair(st.buffer, st.indices[n - 2], st.indices[n - 1], n - 2) : Expr();
+  if (!v) return -1;
   *dims = 2;
-  return loop_for_var(nest, mod->a.get());
+  return loop_for_var(nest, v.get());
 }
 
 struct Tiled {

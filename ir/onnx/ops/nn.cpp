@@ -211,6 +211,7 @@ Buffer conv_over_pixels(OpContext& ctx, const TensorValue& x, const TensorValue&
     reduce = {C, wh.kernel, ww.kernel};
   }
   Buffer y = ctx.output_buffer(0, t, out_shape);
+  ctx.kernel().iterate_pixels(out_shape);
   const Expr ow_extent = make_int(OW);
   auto pixel = [ow_extent](const Expr& p) {
     return std::pair<Expr, Expr>{floordiv(p, ow_extent), floormod(p, ow_extent)};
