@@ -28,9 +28,36 @@ static int g_default = 0;          /* 0: not yet computed */
 static unsigned long g_generation = 0;
 static struct Job g_job;
 static int g_next_chunk = 0;
-static int g_pending = 0;
+static unsigned long g_pending = 0;
 static int g_stop = 0;
 static __thread int t_inside = 0;
+
+/* Waiting first spins for a while (about 50-100 us) before sleeping on a
+   condition variable: the kernels of a model run their parallel loops one
+   right after another, and waking a sleeping thread costs tens of
+   microseconds, as much as a small loop itself (OpenMP runtimes spin too).
+   The spinning reads below are atomic; every write of these words happens
+   under g_lock and is atomic as well. */
+enum { kSpins = 20000 };
+
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/* Spins until *word differs from `value` or g_stop is set, or the spin
+   budget is spent; called and returns with g_lock held. */
+static void spin_while_equal(const unsigned long* word, unsigned long value) {
+  pthread_mutex_unlock(&g_lock);
+  for (int i = 0; i < kSpins; ++i) {
+    if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != value ||
+        __atomic_load_n(&g_stop, __ATOMIC_ACQUIRE))
+      break;
+    cpu_relax();
+  }
+  pthread_mutex_lock(&g_lock);
+}
 
 static void run_chunk(const struct Job* job, int c) {
   int64_t begin = job->n * c / job->chunks;
@@ -46,7 +73,8 @@ static void drain(void) {
     pthread_mutex_unlock(&g_lock);
     run_chunk(&job, c);
     pthread_mutex_lock(&g_lock);
-    if (--g_pending == 0) pthread_cond_broadcast(&g_done);
+    __atomic_store_n(&g_pending, g_pending - 1, __ATOMIC_RELEASE);
+    if (g_pending == 0) pthread_cond_broadcast(&g_done);
   }
 }
 
@@ -56,6 +84,7 @@ static void* worker(void* arg) {
   pthread_mutex_lock(&g_lock);
   unsigned long seen = g_generation;
   for (;;) {
+    if (!g_stop && seen == g_generation) spin_while_equal(&g_generation, seen);
     while (!g_stop && seen == g_generation) pthread_cond_wait(&g_work, &g_lock);
     if (g_stop) break;
     seen = g_generation;
@@ -78,14 +107,14 @@ static int default_threads(void) {
 
 static void stop_workers(void) {
   pthread_mutex_lock(&g_lock);
-  g_stop = 1;
+  __atomic_store_n(&g_stop, 1, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&g_work);
   int n = g_num_workers;
   pthread_mutex_unlock(&g_lock);
   for (int i = 0; i < n; ++i) pthread_join(g_threads[i], NULL);
   pthread_mutex_lock(&g_lock);
   g_num_workers = 0;
-  g_stop = 0;
+  __atomic_store_n(&g_stop, 0, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&g_lock);
 }
 
@@ -142,13 +171,17 @@ int tirc_parallel_for(int64_t n, tirc_parallel_body body, void* closure) {
   g_job.n = n;
   g_job.chunks = (int)(n < workers + 1 ? n : workers + 1);
   g_next_chunk = 0;
-  g_pending = g_job.chunks;
-  ++g_generation;
+  __atomic_store_n(&g_pending, (unsigned long)g_job.chunks, __ATOMIC_RELEASE);
+  __atomic_store_n(&g_generation, g_generation + 1, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&g_work);
   t_inside = 1;
   drain();
   t_inside = 0;
-  while (g_pending > 0) pthread_cond_wait(&g_done, &g_lock);
+  while (g_pending > 0) {
+    const unsigned long before = g_pending;
+    spin_while_equal(&g_pending, before);
+    if (g_pending == before) pthread_cond_wait(&g_done, &g_lock); /* the spin ran out */
+  }
   pthread_mutex_unlock(&g_lock);
   pthread_mutex_unlock(&g_call);
   return 0;
