@@ -425,7 +425,7 @@ class ContractionEmitter {
     // Broadcast operands in registers when they fit beside a few vectors;
     // otherwise from memory (AVX-512's embedded broadcast) or a temporary.
     const int nfree = static_cast<int>(free_.size());
-    const bool keep_scalars = static_cast<int>(scalars.size()) + 3 <= nfree;
+    const bool keep_scalars = !max_combine() && static_cast<int>(scalars.size()) + 3 <= nfree;
     std::map<int64_t, int> sreg;
     size_t next = 0;
     const Reg64& pv = plan_.a_is_broadcast ? pb_ : pa_;
@@ -435,7 +435,7 @@ class ContractionEmitter {
         sreg[d] = free_[next++];
         broadcast(sreg[d], mem(ps, d));
       }
-    const int scalar_temp = !keep_scalars && !avx512_ ? free_[next++] : -1;
+    const int scalar_temp = !keep_scalars && !avx512_ && !max_combine() ? free_[next++] : -1;
     // Vector operands in the remaining registers, least recently used out.
     std::vector<int> pool(free_.begin() + static_cast<long>(next), free_.end());
     std::vector<int64_t> held(pool.size(), std::numeric_limits<int64_t>::min());
@@ -453,7 +453,9 @@ class ContractionEmitter {
       }
       used_at[slot] = clock;
       const int v = pool[slot];
-      if (keep_scalars) {
+      if (max_combine()) {
+        vmax(acc_[f.acc], v);
+      } else if (keep_scalars) {
         fma(acc_[f.acc], v, sreg[f.sdisp]);
       } else if (avx512_) {
         c_.vfmadd231ps(Zmm(acc_[f.acc]), Zmm(v), c_.ptr_b[ps + static_cast<int32_t>(f.sdisp)]);
@@ -496,8 +498,32 @@ class ContractionEmitter {
 
   int rotate(const std::vector<int>& pool) { return pool[rot_++ % pool.size()]; }
 
+  // acc = max(acc, v): the accumulator first (see ContractionPlan::Combine).
+  void vmax(int acc, int v) {
+    if (avx512_)
+      c_.vmaxps(Zmm(acc), Zmm(acc), Zmm(v));
+    else
+      c_.vmaxps(Ymm(acc), Ymm(acc), Ymm(v));
+  }
+  bool max_combine() const { return plan_.combine == ContractionPlan::Combine::Max; }
+
+  // One step of a max reduction: each distinct vector operand loaded once
+  // into a rotating register and folded into the accumulators that use it.
+  void emit_max_step(int64_t da, int64_t db) {
+    std::vector<Fma> fmas = step_fmas(da, db);
+    std::map<int64_t, bool> vs;
+    for (const Fma& f : fmas) vs[f.vdisp] = f.tail;
+    for (const auto& [d, tail] : vs) {
+      const int r = rotate(free_);
+      load_operand(r, pa_, d, tail);
+      for (const Fma& f : fmas)
+        if (f.vdisp == d) vmax(acc_[f.acc], r);
+    }
+  }
+
   // All FMAs of one reduction iteration.
   void emit_step(int64_t da, int64_t db) {
+    if (max_combine()) return emit_max_step(da, db);
     bool a_bcast = plan_.a_is_broadcast;
     const Reg64& pv = a_bcast ? pb_ : pa_;
     const Reg64& ps = a_bcast ? pa_ : pb_;

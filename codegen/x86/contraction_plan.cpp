@@ -114,7 +114,7 @@ const BufferLoadNode* as_f32_load(const Expr& e) {
 struct Update {
   const BufferStoreNode* store = nullptr;
   const BufferLoadNode* a = nullptr;
-  const BufferLoadNode* b = nullptr;
+  const BufferLoadNode* b = nullptr;  // null for max(C, A)
 };
 
 bool is_c_load(const Expr& e, const BufferStoreNode* store) {
@@ -131,7 +131,7 @@ bool match_product(const Expr& e, Update& u) {
   return u.a && u.b;
 }
 
-// C[c] = C[c] + A*B, A*B + C[c], or fma(A, B, C[c]).
+// C[c] = C[c] + A*B, A*B + C[c], fma(A, B, C[c]), or max(C[c], A).
 std::optional<Update> match_update(const Stmt& s, std::string& why) {
   auto* store = s.as<BufferStoreNode>();
   if (!store) {
@@ -156,12 +156,18 @@ std::optional<Update> match_update(const Stmt& s, std::string& why) {
     u.a = as_f32_load(call->args[0]);
     u.b = as_f32_load(call->args[1]);
     ok = u.a && u.b && is_c_load(call->args[2], store);
+  } else if (v.kind() == ExprKind::Max) {
+    // The accumulator first: x86 max returns its second operand on NaN.
+    auto* mx = v.as<BinaryNode>();
+    u.a = as_f32_load(mx->b);
+    ok = u.a && is_c_load(mx->a, store);
   }
   if (!ok) {
-    why = "store is not C[c] = C[c] + A[a] * B[b]";
+    why = "store is not C[c] = C[c] + A[a] * B[b] or max(C[c], A[a])";
     return std::nullopt;
   }
-  if (u.a->buffer->data == store->buffer->data || u.b->buffer->data == store->buffer->data) {
+  if (u.a->buffer->data == store->buffer->data ||
+      (u.b && u.b->buffer->data == store->buffer->data)) {
     why = "an operand reads the accumulated buffer";
     return std::nullopt;
   }
@@ -217,6 +223,7 @@ std::string ContractionPlan::summary() const {
   os << "] scope=" << tile_scope << " vector=" << vector_loop << " lanes=" << vector_lanes
      << " tail=" << vector_tail;
   if (vector_stride != 1) os << " stride=" << vector_stride;
+  if (combine == Combine::Max) os << " combine=max";
   os << " broadcast=" << (a_is_broadcast ? 'A' : 'B')
      << " acc=" << accumulators << " fmas=" << unrolled_fmas;
   return os.str();
@@ -257,9 +264,12 @@ std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Targe
   auto update = match_update(innermost, why);
   if (!update) return refuse(why);
 
+  const bool max = !update->b;
+  if (max) plan.combine = ContractionPlan::Combine::Max;
   auto c = decompose(update->store->indices[0], nest_vars);
   auto a = decompose(update->a->indices[0], nest_vars);
-  auto b = decompose(update->b->indices[0], nest_vars);
+  // Max has no B: a constant stand-in keeps every stride of B zero.
+  auto b = max ? std::optional<AffineIndex>(AffineIndex{}) : decompose(update->b->indices[0], nest_vars);
   if (!c || !a || !b) return refuse("an index is not affine in the nest's loop variables");
   for (auto& l : plan.loops) {
     auto stride = [&](const AffineIndex& idx) {
@@ -272,7 +282,7 @@ std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Targe
   }
   plan.c = {update->store->buffer->data, invariant_offset(*c, plan.loops)};
   plan.a = {update->a->buffer->data, invariant_offset(*a, plan.loops)};
-  plan.b = {update->b->buffer->data, invariant_offset(*b, plan.loops)};
+  plan.b = max ? plan.a : ContractionPlan::Access{update->b->buffer->data, invariant_offset(*b, plan.loops)};
 
   const int n = static_cast<int>(plan.loops.size());
   // Unit stride first; a stride-2 operand costs a permute per load.

@@ -1,6 +1,7 @@
 // LoopNest-style planning for contraction nests: a loop nest whose innermost
 // statement is `C[c] = C[c] + A[a] * B[b]` (float32; a, b, c affine in the loop
-// variables). The plan decides, without emitting anything, where the output
+// variables), or `C[c] = max(C[c], A[a])` (a max pooling window: A is the
+// vector operand and there is no broadcast one). The plan decides, without emitting anything, where the output
 // tile lives in vector registers and how the inner loops are unrolled.
 //
 // Rules (see contraction_plan.cpp for the reasons):
@@ -53,6 +54,11 @@ struct ContractionPlan {
     Expr offset;  // invariant in the nest: constants and variables bound outside it
   };
 
+  // How a step folds into an accumulator: acc += v * s (one rounding), or
+  // acc = max(acc, v) (x86 max: the second operand when either is NaN, as the
+  // interpreter's max(C, A) picks A unless C > A).
+  enum class Combine : unsigned char { Fma, Max };
+  Combine combine = Combine::Fma;
   std::vector<Loop> loops;  // outermost first, the whole nest
   // Index in `loops` of the tile scope: the C tile is loaded into registers
   // before loops[tile_scope] and stored after it; every loop from there on is
@@ -65,7 +71,7 @@ struct ContractionPlan {
   bool a_is_broadcast = true;   // A is broadcast and B loaded as vectors, or the reverse
   int accumulators = 0;         // vector registers holding the C tile
   int unrolled_fmas = 0;        // FMAs in one iteration of the innermost TileLoop
-  Access c, a, b;               // A and B as in the statement's product, in order
+  Access c, a, b;               // A and B as in the statement's product (Max: b is a)
   std::string summary() const;  // one line for logs and test failure messages
 };
 

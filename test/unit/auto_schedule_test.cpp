@@ -92,20 +92,42 @@ TEST_CASE("matmul gets the register-tiled contraction schedule", "[tuner][auto]"
   CHECK(stats.contraction_nests == 1);
 }
 
-TEST_CASE("pooling: the vector loop moves below the window, both nests vectorized",
+TEST_CASE("pooling: max windows in registers, sum windows below the vector loop",
           "[tuner][auto]") {
-  IRModule m = parse_module(read_example("max_pool2d.tir"), "max_pool2d.tir");
+  // Max pooling is a contraction with max(C, A) for the emitter's registers.
+  const std::string max_pool = read_example("max_pool2d.tir");
+  // A sum over the same window (not a product, so not a contraction): the
+  // vector loop moves below the window, each lane summing its own element.
+  std::string sum_pool = max_pool;
+  const std::string from = "T.max(pool[vn, vc, vh, vw], A[vn, vc, vh * 2 + vrh, vw * 2 + vrw])";
+  REQUIRE(sum_pool.find(from) != std::string::npos);
+  sum_pool.replace(sum_pool.find(from), from.size(),
+                   "pool[vn, vc, vh, vw] + A[vn, vc, vh * 2 + vrh, vw * 2 + vrw]");
+  const std::string init = "T.float32(\"-inf\")";
+  REQUIRE(sum_pool.find(init) != std::string::npos);
+  sum_pool.replace(sum_pool.find(init), init.size(), "T.float32(0)");
   for (Isa isa : {Isa::avx512, Isa::avx2}) {
-    AutoScheduleResult r = auto_schedule(m, context(isa, Decisions::Model));
-    REQUIRE(r.blocks.size() == 1);
-    CHECK(r.blocks[0].rule == "parallel-vectorize");
-    CHECK(r.blocks[0].note.rfind("vector loop moved below the reduction loops", 0) == 0);
-    GeneratorOptions gen;
-    gen.target = Target{isa};
-    GeneratorStats stats;
-    generate_x86({{"k", lower(r.schedule.mod().at("main"))}}, gen, &stats);
-    CHECK(stats.vectorized_loops == 2);  // the init and the update
-    CHECK(stats.serial_fallbacks == 0);
+    for (const std::string* text : {&max_pool, static_cast<const std::string*>(&sum_pool)}) {
+      const bool is_max = text == &max_pool;
+      IRModule m = parse_module(*text, "pool.tir");
+      AutoScheduleResult r = auto_schedule(m, context(isa, Decisions::Model));
+      REQUIRE(r.blocks.size() == 1);
+      INFO(r.blocks[0].note);
+      if (is_max) {
+        CHECK(r.blocks[0].rule == "tile-contraction");
+      } else {
+        CHECK(r.blocks[0].rule == "parallel-vectorize");
+        CHECK(r.blocks[0].note.rfind("vector loop moved below the reduction loops", 0) == 0);
+      }
+      GeneratorOptions gen;
+      gen.target = Target{isa};
+      GeneratorStats stats;
+      generate_x86({{"k", lower(r.schedule.mod().at("main"))}}, gen, &stats);
+      CHECK(stats.contraction_nests == (is_max ? 1 : 0));
+      CHECK(stats.vectorized_loops == (is_max ? 1 : 2));  // the init (and the update)
+      CHECK(stats.serial_fallbacks == 0);
+      check(m, r, std::string(is_max ? "max" : "sum") + " pool " + Target{isa}.name());
+    }
   }
 }
 

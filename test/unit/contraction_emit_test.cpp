@@ -239,6 +239,38 @@ TEST_CASE("contraction emit: depthwise windows share row loads across steps", "[
     }
 }
 
+TEST_CASE("contraction emit: max pooling windows in registers", "[contraction]") {
+  // out[oh, ow] = max(out[oh, ow], in[s * oh + kh, s * ow + kw]): stride 1
+  // and 2, widths with full and masked vectors; the accumulator comes first,
+  // as x86 max and the interpreter's max(C, A) agree on it.
+  for (int64_t stride : {1, 2})
+    for (int64_t ow : {7, 16, 21}) {
+      const int64_t oh = 4, k = 3, h = stride * (oh - 1) + k, w = stride * (ow - 1) + k;
+      const std::string c = "oh * " + std::to_string(ow) + " + ow";
+      const std::string a = "(oh * " + std::to_string(stride) + " + kh) * " + std::to_string(w) +
+                            " + ow * " + std::to_string(stride) + " + kw";
+      const std::string stmt = "C[" + c + "] = T.max(C[" + c + "], A[" + a + "])";
+      for (const char* order : {"rows outside", "rows inside"}) {
+        std::vector<NestLoop> loops =
+            std::string(order) == "rows outside"
+                ? std::vector<NestLoop>{{"oh", oh}, {"kh", k}, {"kw", k}, {"ow", ow}}
+                : std::vector<NestLoop>{{"kh", k}, {"kw", k}, {"oh", oh}, {"ow", ow}};
+        std::string text = nest_text(h * w, 1, oh * ow, loops, stmt);
+        INFO(order);
+        auto p = plan_contraction(root_for(parse_single(text)), Target{Isa::avx512});
+        REQUIRE(p);
+        CHECK(p->combine == ContractionPlan::Combine::Max);
+        CHECK(p->vector_stride == stride);
+        check_both_isas(text);
+        check_both_isas(text, Options{.vregs = 12});
+      }
+    }
+  // The accumulator second is refused (x86 max would pick the other operand on NaN).
+  std::string swapped = nest_text(64, 1, 16, {{"k", 4}, {"j", 16}}, "C[j] = T.max(A[k * 16 + j], C[j])");
+  std::string why;
+  CHECK_FALSE(plan_contraction(root_for(parse_single(swapped)), Target{Isa::avx512}, {}, &why));
+}
+
 TEST_CASE("contraction emit: overlapping C, constant starts, offsets", "[contraction]") {
   check_both_isas(nest_text(64, 64, 64, {{"i", 4}, {"j", 16}, {"k", 3}},
                             update_stmt("i + j", "i * 3 + k", "k * 16 + j")));

@@ -25,11 +25,20 @@ struct Update {
 };
 
 // C[c] = C[c] + A[a] * B[b] in float32, with an init: the statement the
-// contraction emitter keeps in registers.
+// contraction emitter keeps in registers; or C[c] = max(C[c], A[a]) (max
+// pooling), with b null.
 Update contraction_update(const BlockNode& b) {
   auto* st = b.body.as<BufferStoreNode>();
   if (!st || !b.init || !st->value.dtype().is_float() || st->value.dtype().bits() != 32)
     return {};
+  if (auto* mx = st->value.as<BinaryNode>(); mx && mx->kind == ExprKind::Max) {
+    auto* c = load_of(mx->a);
+    if (!c || c->buffer != st->buffer || !load_of(mx->b) || c->indices.size() != st->indices.size())
+      return {};
+    for (size_t i = 0; i < c->indices.size(); ++i)
+      if (!structural_equal(c->indices[i], st->indices[i])) return {};
+    return {st, load_of(mx->b), nullptr};
+  }
   auto* add = st->value.as<BinaryNode>();
   if (!add || add->kind != ExprKind::Add) return {};
   for (int side = 0; side < 2; ++side) {
@@ -64,6 +73,7 @@ int rows_loop(const BlockNest& nest, const Update& u, int jl, int fallback) {
   const BlockNode& b = *nest.realize->block;
   auto var = [&](int l) { return b.iter_vars[nest.loops[l].iter].var.get(); };
   const VarNode* j = var(jl);
+  if (!u.b) return fallback;  // max(C, A): nothing is broadcast
   const BufferLoadNode* vec = load_uses(*u.a, j) ? u.a : u.b;
   const BufferLoadNode* bcast = vec == u.a ? u.b : u.a;
   if (load_uses(*bcast, j)) return fallback;
@@ -122,7 +132,8 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   if (!nest || !nest->plain || nest->loops.empty()) return {false, "not a plain loop nest"};
   const Update u = contraction_update(*nest->realize->block);
   const BufferStoreNode* st = u.store;
-  if (!st || st->indices.size() < 2) return {false, "not a C[.., i, j] += A * B contraction"};
+  if (!st || st->indices.size() < 2)
+    return {false, "not a C[.., i, j] += A * B contraction (or max(C, A))"};
   size_t column_dims = 1;
   const int jl = columns_loop(*nest, *st, &column_dims);
   if (jl < 0) return {false, "the output's last index is not a loop variable"};

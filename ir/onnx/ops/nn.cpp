@@ -174,6 +174,33 @@ Expr guarded(const Expr& cond, const std::function<Expr()>& read, const Expr& ot
 
 // ---- Conv ---------------------------------------------------------------------------
 
+// When a window of `ws` reaches outside x: a copy of x padded with `fill`
+// (a block "pad" of its own, covering exactly the positions the windows
+// read), and ws rewritten to read it without padding. Otherwise x as it is.
+TensorValue padded_for_windows(OpContext& ctx, const TensorValue& x, std::vector<Window>& ws,
+                               const Expr& fill, const std::string& hint) {
+  if (!std::any_of(ws.begin(), ws.end(), reads_padding)) return x;
+  const std::vector<Window> original = ws;
+  Shape padded{x.shape[0], x.shape[1]};
+  for (Window& win : ws) {
+    win.in = (win.out - 1) * win.stride + (win.kernel - 1) * win.dilation + 1;
+    win.pad_begin = 0;
+    padded.push_back(win.in);
+  }
+  Buffer xp = ctx.kernel().alloc(x.buffer ? x.buffer->name + "_pad" : hint, x.dtype, padded);
+  ctx.kernel().emit_elementwise("pad", xp, [&](const Indices& i) {
+    Indices xi{i[0], i[1]};
+    Expr cond;
+    for (size_t d = 0; d < original.size(); ++d) {
+      xi.push_back(plus(i[d + 2], -original[d].pad_begin));
+      cond = in_range(xi.back(), 0, original[d].in, cond, original[d].pad_begin > 0,
+                      ws[d].in - original[d].pad_begin > original[d].in);
+    }
+    return guarded(cond, [&] { return x.load(xi); }, fill);
+  });
+  return TensorValue::of_buffer(xp, padded);
+}
+
 // A 2-D convolution without groups as a matrix product over the output
 // pixels: Y[n, m, p] += W[m, c, r, s] * X'[n, c, r, s, p] with p = oh * OW +
 // ow, so the register tile's columns run along p, which is contiguous in Y
@@ -280,32 +307,11 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
   if (group == 1)
     if (Buffer y = conv_over_pixels(ctx, x, w, bias, ws, out_shape))
       return {TensorValue::of_buffer(y, out_shape)};
-  // A window that reaches outside X reads a zero-padded copy written by a
-  // block of its own, so the reduction is plain loads, Y += Xp[..] * W[..]:
-  // the contraction the default schedule tiles in registers. The copy covers
-  // exactly the positions the windows read.
+  // A window that reaches outside X reads a zero-padded copy, so the
+  // reduction is plain loads, Y += Xp[..] * W[..]: the contraction the
+  // default schedule tiles in registers.
   std::vector<Window> rd = ws;  // the windows as the reduction reads them
-  bool pad = std::any_of(ws.begin(), ws.end(), reads_padding);
-  if (pad) {
-    Shape padded{N, C};
-    for (Window& win : rd) {
-      win.in = (win.out - 1) * win.stride + (win.kernel - 1) * win.dilation + 1;
-      win.pad_begin = 0;
-      padded.push_back(win.in);
-    }
-    Buffer xp = ctx.kernel().alloc(x.buffer ? x.buffer->name + "_pad" : "conv_pad", t, padded);
-    ctx.kernel().emit_elementwise("pad", xp, [&](const Indices& i) {
-      Indices xi{i[0], i[1]};
-      Expr cond;
-      for (size_t d = 0; d < ws.size(); ++d) {
-        xi.push_back(plus(i[d + 2], -ws[d].pad_begin));
-        cond = in_range(xi.back(), 0, ws[d].in, cond, ws[d].pad_begin > 0,
-                        rd[d].in - ws[d].pad_begin > ws[d].in);
-      }
-      return guarded(cond, [&] { return x.load(xi); }, zero_of(t));
-    });
-    x = TensorValue::of_buffer(xp, padded);
-  }
+  x = padded_for_windows(ctx, x, rd, zero_of(t), "conv_pad");
   auto window = [=](Indices xi, const Indices& out, const Indices& r) {
     for (size_t d = 0; d < rd.size(); ++d) xi.push_back(window_index(rd[d], out[d], r[d + 1]));
     return xi;
@@ -616,6 +622,9 @@ std::vector<TensorValue> build_max_pool(OpContext& ctx) {
   // storage_order only changes the Indices output, which is refused above.
   PoolGeometry g = pool_geometry(ctx, x);
   DataType t = x.dtype;
+  // Padding reads the lowest value: a padded copy makes the window plain
+  // loads, max(C, X[..]), which the contraction emitter keeps in registers.
+  x = padded_for_windows(ctx, x, g.windows, lowest_of(t), "pool_pad");
   Buffer y = ctx.output_buffer(0, t, g.out_shape);
   ctx.kernel().emit_reduction(
       "max_pool", y, g.reduce, lowest_of(t),
