@@ -524,18 +524,12 @@ class ContractionEmitter {
   // All FMAs of one reduction iteration.
   void emit_step(int64_t da, int64_t db) {
     if (max_combine()) return emit_max_step(da, db);
-    bool a_bcast = plan_.a_is_broadcast;
-    const Reg64& pv = a_bcast ? pb_ : pa_;
-    const Reg64& ps = a_bcast ? pa_ : pb_;
-    int64_t dv = a_bcast ? db : da, ds = a_bcast ? da : db;
-    auto vstride = a_bcast ? &ContractionPlan::Loop::stride_b : &ContractionPlan::Loop::stride_a;
-    auto sstride = a_bcast ? &ContractionPlan::Loop::stride_a : &ContractionPlan::Loop::stride_b;
-    std::vector<Fma> fmas;
+    const Reg64& pv = plan_.a_is_broadcast ? pb_ : pa_;
+    const Reg64& ps = plan_.a_is_broadcast ? pa_ : pb_;
+    const std::vector<Fma> fmas = step_fmas(da, db);
     std::map<int64_t, bool> vs;  // distinct vector operands -> tail
     std::map<int64_t, int> ss;   // distinct broadcast operands -> uses
-    for (int e = 0; e < plan_.accumulators; ++e) {
-      Fma f{e, dv + tile_disp(e, vstride), ds + tile_disp(e, sstride), tile_tail(e)};
-      fmas.push_back(f);
+    for (const Fma& f : fmas) {
       vs[f.vdisp] = f.tail;
       ++ss[f.sdisp];
     }
