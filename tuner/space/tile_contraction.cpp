@@ -174,26 +174,13 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   std::vector<LoopRV> prefix;
   for (int b : batch) prefix.push_back(nest->loops[b].rv);
   const bool columns_outside = chunks < wanted || prefix.empty();
-  // Column blocks as an outer loop: several register-tile widths per outer
-  // iteration, so each row of C it touches is a run of at least 1 KB (short
-  // runs of many rows a power-of-two apart, as a convolution's output
-  // channels are, fall into few cache sets), as long as there stay a few
-  // chunks per thread.
-  std::optional<Tiled> column_blocks;
-  if (columns_outside && j.outer_extent > 1) {
-    int64_t per = 1;
-    for (int64_t b = 2; b <= j.outer_extent && per * j.inner_extent * 4 < 1024; ++b)
-      if (j.outer_extent % b == 0 && chunks * (j.outer_extent / b) >= wanted) per = b;
-    if (per > 1) column_blocks = tile(sch, j.outer, j.outer_extent, per, 64, cx);
-  }
   if (columns_outside) {
-    prefix.push_back(column_blocks ? column_blocks->outer : j.outer);
-    chunks *= column_blocks ? column_blocks->outer_extent : j.outer_extent;
+    prefix.push_back(j.outer);
+    chunks *= j.outer_extent;
   }
   const bool rows_outside = parallel && chunks < wanted && i.outer_extent > 1;
   if (rows_outside) prefix.push_back(i.outer);
   std::vector<LoopRV> order = prefix;
-  if (column_blocks) order.push_back(column_blocks->inner);
   if (!columns_outside) order.push_back(j.outer);
   order.push_back(k.outer);
   if (!rows_outside) order.push_back(i.outer);
@@ -232,13 +219,13 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
     const std::string name = sch.get(other);
     if (name == init_name) return;
     const Schedule before = sch;
-    const int64_t work = iterations(other);
+    const int64_t alone = iterations(other);
     try {
       if (producer)
         sch.compute_at(other, outer);
       else
         sch.reverse_compute_at(other, outer);
-      if (work < 0 || iterations(other) != work) {
+      if (alone < 0 || iterations(other) != alone) {
         sch = before;
         return;
       }
