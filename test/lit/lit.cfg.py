@@ -20,4 +20,7 @@ if not tirc:
 config.substitutions.append(("%tirc", tirc))
 config.substitutions.append(("%examples", os.path.join(source_dir, "examples")))
 config.substitutions.append(("%testdata", os.path.join(source_dir, "test", "onnx")))
+# The runtime library a program linking a compiled model needs.
+config.substitutions.append(("%runtime_lib", lit_config.params.get("runtime_lib", "")))
+config.substitutions.append(("%c_flags", lit_config.params.get("c_flags", "")))
 config.environment["PATH"] = filecheck_dir + os.pathsep + config.environment.get("PATH", os.environ.get("PATH", ""))
