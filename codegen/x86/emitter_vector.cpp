@@ -460,6 +460,20 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
   auto vxor = [&](const Xmm& d, const Xmm& a, const Xbyak::Operand& b) {
     avx512 ? code_.vpxord(d, a, b) : code_.vpxor(d, a, b);
   };
+  // Lanes of tv where cond (all-ones/zero lanes) is set, of fv elsewhere:
+  // the result in fv's temp, cond and tv released.
+  auto blend = [&](int cond, int tv, int fv) {
+    Xmm xc = V(cond), xt = V(tv), xf = V(fv);
+    if (avx512) {
+      code_.vpmovd2m(k2, xc);
+      code_.vblendmps(xf | k2, xf, xt);
+    } else {
+      code_.vblendvps(xf, xf, xt, xc);
+    }
+    regs_.release(cond);
+    regs_.release(tv);
+    return fv;
+  };
   int out = -1;
   if (e.dtype().is_scalar() && !depends_on(e, cx.loop_var)) {
     out = broadcast_scalar(eval(e), t);
@@ -511,16 +525,7 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
       auto* s = e.as<SelectNode>();
       int c = eval_vec(s->cond, cx), tv = eval_vec(s->true_value, cx),
           fv = eval_vec(s->false_value, cx);
-      Xmm xc = V(c), xt = V(tv), xf = V(fv);
-      if (avx512) {
-        code_.vpmovd2m(k2, xc);
-        code_.vblendmps(xf | k2, xf, xt);
-      } else {
-        code_.vblendvps(xf, xf, xt, xc);
-      }
-      regs_.release(c);
-      regs_.release(tv);
-      out = fv;
+      out = blend(c, tv, fv);
       break;
     }
     case ExprKind::Cast: {
@@ -592,16 +597,7 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
           return eval_vec_load(l->indices[0], l->buffer, cx, cond, negate);
         };
         int tv = arm(c->args[1], false), fv = arm(c->args[2], true);
-        Xmm xc = V(cond), xt = V(tv), xf = V(fv);
-        if (avx512) {
-          code_.vpmovd2m(k2, xc);
-          code_.vblendmps(xf | k2, xf, xt);
-        } else {
-          code_.vblendvps(xf, xf, xt, xc);
-        }
-        regs_.release(cond);
-        regs_.release(tv);
-        out = fv;
+        out = blend(cond, tv, fv);
         break;
       }
       if (op == "pow" && c->args.size() == 2) {
