@@ -8,6 +8,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_equal.h"
 #include "ir/functor.h"
+#include "ir/structural.h"
 #include "ir/substitute.h"
 
 namespace tirc {
@@ -202,6 +203,13 @@ Expr keep_conjuncts(const Expr& pred, const std::vector<const VarNode*>& dropped
   for (const VarNode* v : dropped)
     if (uses_var(pred, v)) return make_bool(true);
   return pred;
+}
+
+bool same_indices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (!structural_equal(a[i], b[i])) return false;
+  return true;
 }
 
 Expr split_pair(const Buffer& b, const Expr& at_d, const Expr& at_next, size_t d) {

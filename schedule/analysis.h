@@ -51,6 +51,10 @@ std::vector<BoundIterVar> iter_vars_bound_by(const VarNode* loop_var,
 bool is_param_buffer(const PrimFunc& f, const Buffer& b);
 
 // True when expression e uses variable v.
+// Whether two index lists are structurally equal, element by element (a
+// load at the very element a store writes).
+bool same_indices(const std::vector<Expr>& a, const std::vector<Expr>& b);
+
 // The x of an index pair [x // E, x % E] at dimensions d, d + 1 of b, with E
 // b's constant extent at d + 1 (a flattened position written into two
 // dimensions, as a convolution over output pixels does): the pair is one

@@ -98,13 +98,6 @@ class AccessCollector : public StmtVisitor {
   Buffer buf_;
 };
 
-bool same_indices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!structural_equal(a[i], b[i])) return false;
-  return true;
-}
-
 }  // namespace
 
 void Schedule::transform_layout(BlockRV block, BufferIndex buffer, const IndexMap& index_map) {

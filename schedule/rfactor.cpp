@@ -27,13 +27,6 @@ struct Reducer {
   bool load_on_left;
 };
 
-bool same_indices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!structural_equal(a[i], b[i])) return false;
-  return true;
-}
-
 bool loads_buffer(const Expr& e, const Buffer& b) {
   bool found = false;
   struct Finder : ExprVisitor {

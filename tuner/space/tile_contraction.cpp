@@ -4,7 +4,6 @@
 // the outer tile loops (with any batch loops) in parallel.
 #include <algorithm>
 
-#include "ir/structural.h"
 #include "schedule/analysis.h"
 #include "tuner/space/block_nest.h"
 #include "tuner/space/register_tile.h"
@@ -31,27 +30,21 @@ Update contraction_update(const BlockNode& b) {
   auto* st = b.body.as<BufferStoreNode>();
   if (!st || !b.init || !st->value.dtype().is_float() || st->value.dtype().bits() != 32)
     return {};
+  // A load of the element the store writes.
+  auto accumulator = [st](const Expr& e) {
+    auto* c = load_of(e);
+    return c && c->buffer == st->buffer && same_indices(c->indices, st->indices);
+  };
   if (auto* mx = st->value.as<BinaryNode>(); mx && mx->kind == ExprKind::Max) {
-    auto* c = load_of(mx->a);
-    if (!c || c->buffer != st->buffer || !load_of(mx->b) || c->indices.size() != st->indices.size())
-      return {};
-    for (size_t i = 0; i < c->indices.size(); ++i)
-      if (!structural_equal(c->indices[i], st->indices[i])) return {};
+    if (!accumulator(mx->a) || !load_of(mx->b)) return {};
     return {st, load_of(mx->b), nullptr};
   }
   auto* add = st->value.as<BinaryNode>();
   if (!add || add->kind != ExprKind::Add) return {};
   for (int side = 0; side < 2; ++side) {
-    const Expr& acc = side ? add->b : add->a;
-    const Expr& prod = side ? add->a : add->b;
-    auto* c = load_of(acc);
-    auto* mul = prod.as<BinaryNode>();
-    if (!c || c->buffer != st->buffer || !mul || mul->kind != ExprKind::Mul) continue;
-    if (!load_of(mul->a) || !load_of(mul->b)) continue;
-    if (c->indices.size() != st->indices.size()) continue;
-    bool same = true;
-    for (size_t i = 0; i < c->indices.size(); ++i) same &= structural_equal(c->indices[i], st->indices[i]);
-    if (same) return {st, load_of(mul->a), load_of(mul->b)};
+    auto* mul = (side ? add->a : add->b).as<BinaryNode>();
+    if (!accumulator(side ? add->b : add->a) || !mul || mul->kind != ExprKind::Mul) continue;
+    if (load_of(mul->a) && load_of(mul->b)) return {st, load_of(mul->a), load_of(mul->b)};
   }
   return {};
 }
