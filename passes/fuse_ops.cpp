@@ -18,10 +18,6 @@ using onnx::Shape;
 
 namespace {
 
-bool is_op(const Node& n, const char* op_type) {
-  return (n.domain.empty() || n.domain == "ai.onnx") && n.op_type == op_type;
-}
-
 // Nodes reading each tensor (a node reading it twice counts once).
 std::map<std::string, std::vector<size_t>> consumers_of(const Graph& graph) {
   std::map<std::string, std::vector<size_t>> users;
@@ -31,20 +27,10 @@ std::map<std::string, std::vector<size_t>> consumers_of(const Graph& graph) {
   return users;
 }
 
-bool is_graph_output(const Graph& graph, const std::string& name) {
-  return std::find(graph.outputs.begin(), graph.outputs.end(), name) != graph.outputs.end();
-}
-
 const NDArray* constant_f32(const Graph& graph, const std::string& name) {
   auto it = graph.tensors.find(name);
   if (it == graph.tensors.end() || !it->second.value) return nullptr;
   return it->second.value->dtype() == DataType::float32() ? it->second.value.get() : nullptr;
-}
-
-std::string fresh_tensor_name(const Graph& graph, const std::string& base) {
-  std::string name = base;
-  for (int k = 1; graph.tensors.count(name); ++k) name = base + "_" + std::to_string(k);
-  return name;
 }
 
 // Folds BN node `b` into Conv node `c` when every operand is a float32 constant.
@@ -82,10 +68,10 @@ bool fold_pair(Graph& graph, size_t c, size_t b) {
     double b0 = bias ? bias->get_float(o) : 0.0;
     new_b->set_float(o, (b0 - mean->get_float(o)) * scale + beta->get_float(o));
   }
-  std::string w_name = fresh_tensor_name(graph, conv.inputs[1] + "_bn");
+  std::string w_name = graph.fresh_tensor_name(conv.inputs[1] + "_bn");
   graph.tensors[w_name] = onnx::TensorInfo{w_name, DataType::float32(), w->shape(), true, new_w};
   std::string b_name =
-      fresh_tensor_name(graph, (has_bias ? conv.inputs[2] : conv.outputs[0] + "_bias") + "_bn");
+      graph.fresh_tensor_name((has_bias ? conv.inputs[2] : conv.outputs[0] + "_bias") + "_bn");
   graph.tensors[b_name] =
       onnx::TensorInfo{b_name, DataType::float32(), Shape{channels}, true, new_b};
 
@@ -108,12 +94,12 @@ Graph fold_batchnorm_into_conv(Graph graph) {
       if (!o.empty()) producer[o] = i;
   for (size_t b = 0; b < graph.nodes.size(); ++b) {
     const Node& bn = graph.nodes[b];
-    if (!is_op(bn, "BatchNormalization") || bn.inputs.empty()) continue;
+    if (!bn.is("BatchNormalization") || bn.inputs.empty()) continue;
     auto p = producer.find(bn.inputs[0]);
-    if (p == producer.end() || removed[p->second] || !is_op(graph.nodes[p->second], "Conv"))
+    if (p == producer.end() || removed[p->second] || !graph.nodes[p->second].is("Conv"))
       continue;
     const std::string& y = bn.inputs[0];
-    if (users[y].size() != 1 || is_graph_output(graph, y)) continue;
+    if (users[y].size() != 1 || graph.is_output(y)) continue;
     if (graph.nodes[p->second].outputs.size() != 1) continue;
     if (fold_pair(graph, p->second, b)) removed[b] = true;
   }
@@ -288,7 +274,7 @@ std::vector<KernelGroup> fuse_ops(const Graph& graph, bool fuse) {
         for (size_t n : part.groups()[static_cast<size_t>(p)])
           for (const std::string& o : graph.nodes[n].outputs) {
             if (o.empty()) continue;
-            if (is_graph_output(graph, o)) only_here = false;
+            if (graph.is_output(o)) only_here = false;
             auto it = users.find(o);
             if (it != users.end())
               for (size_t u : it->second)

@@ -30,7 +30,7 @@ std::string identifier_from(const std::string& name) {
 }
 
 bool is_identity(const Node& node) {
-  return (node.domain.empty() || node.domain == "ai.onnx") && node.op_type == "Identity";
+  return node.is("Identity");
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #include "ir/onnx/graph.h"
 
+#include <algorithm>
+
 #include <type_traits>
 
 namespace tirc::onnx {
@@ -77,6 +79,24 @@ const TensorInfo& Graph::tensor(const std::string& name) const {
   if (it == tensors.end())
     throw Error("unknown tensor '" + name + "' in graph '" + this->name + "'");
   return it->second;
+}
+
+bool Graph::is_input(const std::string& name) const {
+  return std::find(inputs.begin(), inputs.end(), name) != inputs.end();
+}
+
+bool Graph::is_output(const std::string& name) const {
+  return std::find(outputs.begin(), outputs.end(), name) != outputs.end();
+}
+
+std::string Graph::fresh_tensor_name(const std::string& base) const {
+  std::string name = base;
+  for (int k = 1; tensors.count(name); ++k) name = base + "_" + std::to_string(k);
+  return name;
+}
+
+bool Node::is(const char* type) const {
+  return (domain.empty() || domain == "ai.onnx") && op_type == type;
 }
 
 TensorInfo& Graph::tensor(const std::string& name) {

@@ -42,6 +42,8 @@ struct Node {
   std::vector<std::string> outputs;  // "" marks an omitted optional output
   std::map<std::string, AttrValue> attrs;
 
+  // Whether this is the ai.onnx operator `type` (domain "" or "ai.onnx").
+  bool is(const char* type) const;
   // "node 'conv1' (Conv)": how every diagnostic names a node.
   std::string describe() const;
   // An Error "node 'conv1' (Conv): message".
@@ -72,6 +74,10 @@ struct Graph {
 
   const TensorInfo& tensor(const std::string& name) const;  // throws when unknown
   TensorInfo& tensor(const std::string& name);
+  bool is_input(const std::string& name) const;
+  bool is_output(const std::string& name) const;
+  // `base`, or base_1, base_2, ...: a tensor name the graph does not use yet.
+  std::string fresh_tensor_name(const std::string& base) const;
 };
 
 }  // namespace tirc::onnx
