@@ -13,6 +13,7 @@
 #include "codegen/x86/jit.h"
 #include "ir/eval/interpreter.h"
 #include "passes/pipeline.h"
+#include "eval_test_util.h"
 #include "skip.h"
 
 namespace tirc {
@@ -40,25 +41,6 @@ struct CodegenCheck {
   bool race = false;    // the message is the race checker's
 };
 
-// Runs the lowered program in the interpreter's checking mode on the inputs
-// (a copy); the race found, or "" when none.
-inline std::string race_in(const PrimFunc& lowered, const std::vector<NDArray>& inputs,
-                           uint64_t seed) {
-  std::vector<NDArray> arrays = inputs;
-  std::vector<Argument> args;
-  for (NDArray& a : arrays) args.push_back({&a});
-  RunOptions options = RunOptions::checked(seed);
-  std::string race;
-  options.race = &race;
-  try {
-    run(lowered, args, options);
-  } catch (const Error& e) {
-    if (race.empty()) throw;
-    return e.message();
-  }
-  return "";
-}
-
 // Runs `reference` in the interpreter and `compiled` (same parameters) through
 // lower -> generate_x86 -> JIT on the same random small-integer inputs and
 // compares every buffer: bit for bit when `exact`, else within 1e-4 relative.
@@ -73,7 +55,8 @@ inline CodegenCheck compile_and_compare(const PrimFunc& reference, const PrimFun
     const MachineCode code = generate_x86({{"kernel", lowered}}, options);
     const JitModule module(code);
     std::vector<NDArray> expected = random_inputs(reference, seed);
-    if (std::string race = race_in(lowered, expected, seed); !race.empty())
+    if (std::string race = test::race_on(lowered, expected, RunOptions::checked(seed));
+        !race.empty())
       return {"race checker: " + race, true};
     std::vector<NDArray> got = expected;
     std::vector<Argument> expected_args, got_args;

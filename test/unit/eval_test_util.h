@@ -91,10 +91,11 @@ inline RunOptions races_only() {
   return o;
 }
 
-// Runs f in checking mode on random inputs; the race message, or "" when the
-// run finds none.
-inline std::string race_of(const PrimFunc& f, RunOptions options = races_only(), int* line = nullptr) {
-  std::vector<NDArray> inputs = random_inputs(f, 1);
+// Runs f in checking mode (`options`, whose race report this sets) on a
+// copy of `inputs`; the race message, or "" when the run finds none. Any
+// other error propagates.
+inline std::string race_on(const PrimFunc& f, std::vector<NDArray> inputs, RunOptions options,
+                           int* line = nullptr) {
   std::vector<Argument> args;
   for (NDArray& a : inputs) args.push_back({&a});
   std::string race;
@@ -107,6 +108,12 @@ inline std::string race_of(const PrimFunc& f, RunOptions options = races_only(),
     return e.message();
   }
   return "";
+}
+
+// The same on random inputs.
+inline std::string race_of(const PrimFunc& f, RunOptions options = races_only(),
+                           int* line = nullptr) {
+  return race_on(f, random_inputs(f, 1), options, line);
 }
 
 }  // namespace tirc::test
