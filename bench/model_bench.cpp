@@ -49,7 +49,8 @@ bool close(const tirc::NDArray& got, const tirc::NDArray& want, double& max_abs)
   constexpr double kRtol = 1e-3, kAtol = 1e-4;
   if (got.shape() != want.shape()) return false;
   double scale = 0;
-  for (int64_t i = 0; i < want.num_elements(); ++i) scale = std::max(scale, std::fabs(want.get_float(i)));
+  for (int64_t i = 0; i < want.num_elements(); ++i)
+    scale = std::max(scale, std::fabs(want.get_float(i)));
   double atol = kAtol * scale;
   bool ok = true;
   for (int64_t i = 0; i < got.num_elements(); ++i) {
@@ -101,15 +102,18 @@ bool bench_model(const std::string& dir, const std::vector<int>& threads, double
   bool ok = true;
   for (size_t i = inputs; i < args.size(); ++i) {
     std::string want = tensor_file(dir, "output", i - inputs);
-    if (std::filesystem::exists(want)) ok &= close(args[i], onnx::read_tensor_proto_file(want), max_abs);
+    if (std::filesystem::exists(want))
+      ok &= close(args[i], onnx::read_tensor_proto_file(want), max_abs);
   }
 
   for (int n : threads) {
     tirc_set_num_threads(n);
     double best = bench::best_seconds(run, bench::Budget{10, min_time, 30 * min_time});
-    std::printf("tirc model=%s threads=%d latency_ms=%.4f compile_ms=%.1f kernels=%zu check=%s max_abs_diff=%.3g\n",
-                name.c_str(), tirc_get_num_threads(), best * 1e3, compile_s * 1e3, scheduled.size() - 1,
-                ok ? "ok" : "MISMATCH", max_abs);
+    std::printf(
+        "tirc model=%s threads=%d latency_ms=%.4f compile_ms=%.1f kernels=%zu check=%s "
+        "max_abs_diff=%.3g\n",
+        name.c_str(), tirc_get_num_threads(), best * 1e3, compile_s * 1e3, scheduled.size() - 1,
+        ok ? "ok" : "MISMATCH", max_abs);
     std::fflush(stdout);
   }
   return ok;
@@ -118,7 +122,8 @@ bool bench_model(const std::string& dir, const std::vector<int>& threads, double
 std::vector<int> parse_threads(const std::string& list) {
   std::vector<int> out;
   std::stringstream ss(list);
-  for (std::string item; std::getline(ss, item, ',');) out.push_back(std::max(1, std::atoi(item.c_str())));
+  for (std::string item; std::getline(ss, item, ',');)
+    out.push_back(std::max(1, std::atoi(item.c_str())));
   return out;
 }
 

@@ -5,10 +5,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "driver/schedule_flags.h"
 #include "driver/commands.h"
 #include "driver/model_io.h"
 #include "driver/profile.h"
+#include "driver/schedule_flags.h"
 #include "driver/session.h"
 #include "driver/tensor_io.h"
 #include "ir/onnx/import.h"
@@ -60,7 +60,8 @@ std::string file_name_for(const std::string& name) {
 constexpr int kProfileRuns = 10;
 
 int run_model(const RunOptions& o) {
-  if (o.profile && o.interpret) throw Error("--profile times compiled kernels; it cannot be used with --interpret");
+  if (o.profile && o.interpret)
+    throw Error("--profile times compiled kernels; it cannot be used with --interpret");
   IRModule m = load_module(o.file);
   EntryInfo entry = find_entry(m, o.func);
   const auto& params = entry.func->params;
@@ -136,7 +137,8 @@ int run_model(const RunOptions& o) {
     }
   }
   std::cout << profile.str();
-  if (!o.interpret && !o.profile && o.repeat > 1) std::cout << "latency: " << seconds * 1e3 << " ms (best of " << o.repeat << ")\n";
+  if (!o.interpret && !o.profile && o.repeat > 1)
+    std::cout << "latency: " << seconds * 1e3 << " ms (best of " << o.repeat << ")\n";
   return status;
 }
 }  // namespace
@@ -154,9 +156,10 @@ void add_run_command(CLI::App& app, int& status) {
   cmd->add_option("--target", opts->target, "x86-64-avx512 or x86-64-avx2 (default: this CPU)");
   add_schedule_flags(cmd, opts->scheduling);
   cmd->add_flag("--interpret", opts->interpret, "Run in the reference interpreter instead of compiled code");
-  cmd->add_flag("--profile", opts->profile,
-                "Time each kernel call of the entry and print a per-kernel table (best of --repeat runs, "
-                "default 10)");
+  cmd->add_flag(
+      "--profile", opts->profile,
+      "Time each kernel call of the entry and print a per-kernel table (best of --repeat runs, "
+      "default 10)");
   cmd->add_option("--repeat", opts->repeat, "Run N times and print the best latency")
       ->check(CLI::PositiveNumber);
   cmd->callback([opts, &status] { status = run_model(*opts); });

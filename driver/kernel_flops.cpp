@@ -11,7 +11,9 @@ bool loads(const Expr& e, const Buffer& b) {
   return l && l->buffer == b;
 }
 
-bool is_product(const Expr& e) { return e && e.kind() == ExprKind::Mul; }
+bool is_product(const Expr& e) {
+  return e && e.kind() == ExprKind::Mul;
+}
 
 // The store accumulates a product into its own buffer: C = C + x * y (either
 // operand order). Casts around the product (mixed precision) do not change

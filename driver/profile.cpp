@@ -71,7 +71,8 @@ struct Row {
 }  // namespace
 
 void profile_entry(const IRModule& scheduled, const IRModule& plain, const EntryInfo& entry,
-                   std::vector<NDArray>& args, const Target& target, int repeat, std::ostream& out) {
+                   std::vector<NDArray>& args, const Target& target, int repeat,
+                   std::ostream& out) {
   GeneratorOptions options;
   options.target = target;
   IRModule lowered = lower(scheduled);
@@ -85,27 +86,28 @@ void profile_entry(const IRModule& scheduled, const IRModule& plain, const Entry
   std::vector<double> best;
   for (int run = 0; run <= std::max(repeat, 1); ++run) {  // run 0 warms up
     size_t site = 0;
-    run_module_with_hook(scheduled, entry.name, call_args,
-                         [&](const std::string& callee, const std::vector<KernelCallArg>& kargs) {
-                           const PrimFunc& kernel = lowered.at(callee);
-                           if (kargs.size() != kernel->params.size())
-                             throw Error("profile: call of '" + callee + "' passes " +
-                                         std::to_string(kargs.size()) + " arguments, it has " +
-                                         std::to_string(kernel->params.size()) + " parameters");
-                           PackedArgs packed = pack(kernel, kargs);
-                           JitModule::PackedFn fn = jit.packed(std::string(kPrefix) + "_" + callee);
-                           auto start = std::chrono::steady_clock::now();
-                           int rc = fn(packed.pointers.data());
-                           double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                                           .count();
-                           if (rc != 0) throw Error("kernel '" + callee + "' returned " + std::to_string(rc));
-                           if (site == callees.size()) {
-                             callees.push_back(callee);
-                             best.push_back(std::numeric_limits<double>::infinity());
-                           }
-                           if (run > 0) best[site] = std::min(best[site], dt);
-                           ++site;
-                         });
+    run_module_with_hook(
+        scheduled, entry.name, call_args,
+        [&](const std::string& callee, const std::vector<KernelCallArg>& kargs) {
+          const PrimFunc& kernel = lowered.at(callee);
+          if (kargs.size() != kernel->params.size())
+            throw Error("profile: call of '" + callee + "' passes " + std::to_string(kargs.size()) +
+                        " arguments, it has " + std::to_string(kernel->params.size()) +
+                        " parameters");
+          PackedArgs packed = pack(kernel, kargs);
+          JitModule::PackedFn fn = jit.packed(std::string(kPrefix) + "_" + callee);
+          auto start = std::chrono::steady_clock::now();
+          int rc = fn(packed.pointers.data());
+          double dt =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          if (rc != 0) throw Error("kernel '" + callee + "' returned " + std::to_string(rc));
+          if (site == callees.size()) {
+            callees.push_back(callee);
+            best.push_back(std::numeric_limits<double>::infinity());
+          }
+          if (run > 0) best[site] = std::min(best[site], dt);
+          ++site;
+        });
   }
 
   std::map<std::string, Row> by_kernel;
@@ -122,26 +124,29 @@ void profile_entry(const IRModule& scheduled, const IRModule& plain, const Entry
     if (const PrimFunc* f = plain.find(name)) r.macs = contraction_macs(*f);
     rows.push_back(r);
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.seconds > b.seconds; });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.seconds > b.seconds; });
 
   size_t width = 6;
   for (const Row& r : rows) width = std::max(width, r.kernel.size());
   std::ostringstream s;
   s << std::fixed;
-  s << "profile of '" << entry.name << "': " << callees.size() << " kernel calls, best of " << std::max(repeat, 1)
-    << " runs\n";
-  s << std::left << std::setw(static_cast<int>(width)) << "kernel" << std::right << std::setw(7) << "calls"
-    << std::setw(12) << "ms/call" << std::setw(9) << "share" << std::setw(10) << "GFLOPS" << "\n";
+  s << "profile of '" << entry.name << "': " << callees.size() << " kernel calls, best of "
+    << std::max(repeat, 1) << " runs\n";
+  s << std::left << std::setw(static_cast<int>(width)) << "kernel" << std::right << std::setw(7)
+    << "calls" << std::setw(12) << "ms/call" << std::setw(9) << "share" << std::setw(10) << "GFLOPS"
+    << "\n";
   for (const Row& r : rows) {
-    s << std::left << std::setw(static_cast<int>(width)) << r.kernel << std::right << std::setw(7) << r.calls
-      << std::setw(12) << std::setprecision(4) << r.seconds / r.calls * 1e3 << std::setw(8) << std::setprecision(1)
-      << (total > 0 ? r.seconds / total * 100 : 0) << "%";
-    if (r.macs && r.seconds > 0) s << std::setw(10) << std::setprecision(2) << 2 * *r.macs * r.calls / r.seconds / 1e9;
+    s << std::left << std::setw(static_cast<int>(width)) << r.kernel << std::right << std::setw(7)
+      << r.calls << std::setw(12) << std::setprecision(4) << r.seconds / r.calls * 1e3
+      << std::setw(8) << std::setprecision(1) << (total > 0 ? r.seconds / total * 100 : 0) << "%";
+    if (r.macs && r.seconds > 0)
+      s << std::setw(10) << std::setprecision(2) << 2 * *r.macs * r.calls / r.seconds / 1e9;
     s << "\n";
   }
-  s << std::left << std::setw(static_cast<int>(width)) << "total" << std::right << std::setw(7) << callees.size()
-    << std::setw(12) << std::setprecision(4) << total * 1e3 << std::setw(8) << std::setprecision(1) << 100.0
-    << "%\n";
+  s << std::left << std::setw(static_cast<int>(width)) << "total" << std::right << std::setw(7)
+    << callees.size() << std::setw(12) << std::setprecision(4) << total * 1e3 << std::setw(8)
+    << std::setprecision(1) << 100.0 << "%\n";
   out << s.str();
 }
 

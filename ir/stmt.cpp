@@ -32,11 +32,16 @@ const char* to_string(ForKind kind) {
 
 const char* kind_in_prose(ForKind kind) {
   switch (kind) {
-    case ForKind::Serial: return "serial";
-    case ForKind::Parallel: return "parallel";
-    case ForKind::Vectorized: return "vectorized";
-    case ForKind::Unrolled: return "unrolled";
-    case ForKind::ThreadBinding: return "thread-bound";
+    case ForKind::Serial:
+      return "serial";
+    case ForKind::Parallel:
+      return "parallel";
+    case ForKind::Vectorized:
+      return "vectorized";
+    case ForKind::Unrolled:
+      return "unrolled";
+    case ForKind::ThreadBinding:
+      return "thread-bound";
   }
   return "?";
 }

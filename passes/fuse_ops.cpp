@@ -96,8 +96,7 @@ Graph fold_batchnorm_into_conv(Graph graph) {
     const Node& bn = graph.nodes[b];
     if (!bn.is("BatchNormalization") || bn.inputs.empty()) continue;
     auto p = producer.find(bn.inputs[0]);
-    if (p == producer.end() || removed[p->second] || !graph.nodes[p->second].is("Conv"))
-      continue;
+    if (p == producer.end() || removed[p->second] || !graph.nodes[p->second].is("Conv")) continue;
     const std::string& y = bn.inputs[0];
     if (users[y].size() != 1 || graph.is_output(y)) continue;
     if (graph.nodes[p->second].outputs.size() != 1) continue;

@@ -96,8 +96,8 @@ AutoScheduleResult auto_schedule(const IRModule& m, const RuleContext& cx,
     for (size_t b = 0; b < names.size(); ++b) {
       BlockReport& report = reports[b];
       if (!passed_over[b].empty())
-        report.note += (report.note.empty() ? "" : " [") + passed_over[b] +
-                       (report.note.empty() ? "" : "]");
+        report.note +=
+            (report.note.empty() ? "" : " [") + passed_over[b] + (report.note.empty() ? "" : "]");
       out.blocks.push_back(std::move(report));
     }
     // A schedule the generator cannot take gives way to the plain nest.

@@ -447,7 +447,8 @@ class ContractionEmitter {
       for (size_t k = 0; k < pool.size(); ++k)
         if (held[k] == f.vdisp) slot = k;
       if (slot == pool.size()) {
-        slot = static_cast<size_t>(std::min_element(used_at.begin(), used_at.end()) - used_at.begin());
+        slot =
+            static_cast<size_t>(std::min_element(used_at.begin(), used_at.end()) - used_at.begin());
         held[slot] = f.vdisp;
         load_operand(pool[slot], pv, f.vdisp, f.tail);
       }
@@ -652,7 +653,8 @@ bool try_emit_contraction(EmitContext& ctx, const ForNode& root, std::string* wh
     int extra = 0;
     if (target.isa == Isa::avx2 && plan->vector_tail) ++extra;
     if (plan->vector_stride != 1)
-      extra += target.isa == Isa::avx512 ? (plan->vector_tail ? 2 : 1) : (plan->vector_tail ? 3 : 0);
+      extra +=
+          target.isa == Isa::avx512 ? (plan->vector_tail ? 2 : 1) : (plan->vector_tail ? 3 : 0);
     if (extra) {
       limits.reserved_vector_registers += extra;
       plan = plan_contraction(root, target, limits, &why);

@@ -224,8 +224,8 @@ std::string ContractionPlan::summary() const {
      << " tail=" << vector_tail;
   if (vector_stride != 1) os << " stride=" << vector_stride;
   if (combine == Combine::Max) os << " combine=max";
-  os << " broadcast=" << (a_is_broadcast ? 'A' : 'B')
-     << " acc=" << accumulators << " fmas=" << unrolled_fmas;
+  os << " broadcast=" << (a_is_broadcast ? 'A' : 'B') << " acc=" << accumulators
+     << " fmas=" << unrolled_fmas;
   return os.str();
 }
 
@@ -269,7 +269,8 @@ std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Targe
   auto c = decompose(update->store->indices[0], nest_vars);
   auto a = decompose(update->a->indices[0], nest_vars);
   // Max has no B: a constant stand-in keeps every stride of B zero.
-  auto b = max ? std::optional<AffineIndex>(AffineIndex{}) : decompose(update->b->indices[0], nest_vars);
+  auto b =
+      max ? std::optional<AffineIndex>(AffineIndex{}) : decompose(update->b->indices[0], nest_vars);
   if (!c || !a || !b) return refuse("an index is not affine in the nest's loop variables");
   for (auto& l : plan.loops) {
     auto stride = [&](const AffineIndex& idx) {
@@ -282,7 +283,8 @@ std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Targe
   }
   plan.c = {update->store->buffer->data, invariant_offset(*c, plan.loops)};
   plan.a = {update->a->buffer->data, invariant_offset(*a, plan.loops)};
-  plan.b = max ? plan.a : ContractionPlan::Access{update->b->buffer->data, invariant_offset(*b, plan.loops)};
+  plan.b = max ? plan.a
+               : ContractionPlan::Access{update->b->buffer->data, invariant_offset(*b, plan.loops)};
 
   const int n = static_cast<int>(plan.loops.size());
   // Unit stride first; a stride-2 operand costs a permute per load.

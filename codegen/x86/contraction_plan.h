@@ -1,8 +1,9 @@
 // LoopNest-style planning for contraction nests: a loop nest whose innermost
 // statement is `C[c] = C[c] + A[a] * B[b]` (float32; a, b, c affine in the loop
 // variables), or `C[c] = max(C[c], A[a])` (a max pooling window: A is the
-// vector operand and there is no broadcast one). The plan decides, without emitting anything, where the output
-// tile lives in vector registers and how the inner loops are unrolled.
+// vector operand and there is no broadcast one). The plan decides, without
+// emitting anything, where the output tile lives in vector registers and how
+// the inner loops are unrolled.
 //
 // Rules (see contraction_plan.cpp for the reasons):
 // - the vector loop has unit stride in C and in one operand (the vector

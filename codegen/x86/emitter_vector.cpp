@@ -333,7 +333,8 @@ int FunctionEmitter::eval_vec_load(const Expr& index, const Buffer& b, const Vec
     if (idx >= 0) regs_.release(idx);
     return out;
   }
-  if (guard >= 0 && stride == 0) fail("guarded vector load from " + b->name + " that does not move");
+  if (guard >= 0 && stride == 0)
+    fail("guarded vector load from " + b->name + " that does not move");
   // The lanes to read: the guard (negated if asked) within the tail mask,
   // in k2 (AVX-512) or kScratchB (AVX2).
   auto guard_lanes = [&] {
@@ -582,7 +583,8 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
       auto* c = e.as<CallNode>();
       std::string op = call_op(*c);
       if (op == "if_then_else") {
-        if (c->args.size() != 3) fail("vector if_then_else with " + std::to_string(c->args.size()) + " arguments");
+        if (c->args.size() != 3)
+          fail("vector if_then_else with " + std::to_string(c->args.size()) + " arguments");
         if (cannot_fault(c->args[1]) && cannot_fault(c->args[2])) {
           SelectNode s(e.dtype(), c->args[0], c->args[1], c->args[2]);
           return eval_vec(Expr(std::make_shared<SelectNode>(s)), cx);

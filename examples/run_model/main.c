@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
   static float input[kInput], expected[kOutput], output[kOutput];
   if (argc != 3 || !read_floats(argv[1], input, kInput) ||
       !read_floats(argv[2], expected, kOutput)) {
-    fprintf(stderr, "usage: cnn_demo input.bin expected.bin (%d and %d float32 values)\n",
-            kInput, kOutput);
+    fprintf(stderr, "usage: cnn_demo input.bin expected.bin (%d and %d float32 values)\n", kInput,
+            kOutput);
     return 2;
   }
   if (cnn_run(input, output) != 0) {

@@ -188,8 +188,8 @@ void run_module(const IRModule& m, std::string_view name, const std::vector<Argu
   CompiledModule(m).run(name, args, options);
 }
 
-void run_module_with_hook(const IRModule& m, std::string_view name, const std::vector<Argument>& args,
-                          const KernelHook& hook) {
+void run_module_with_hook(const IRModule& m, std::string_view name,
+                          const std::vector<Argument>& args, const KernelHook& hook) {
   ModuleRunner runner(m, &hook);
   run_program(runner.program(std::string(name), false), args, nullptr);
 }

@@ -107,14 +107,15 @@ struct KernelCallArg {
 };
 // Runs one T.call_kernel in place of the interpreter: given the callee's name
 // and one argument per parameter.
-using KernelHook = std::function<void(const std::string& callee, const std::vector<KernelCallArg>& args)>;
+using KernelHook =
+    std::function<void(const std::string& callee, const std::vector<KernelCallArg>& args)>;
 
 // run_module, but every T.call_kernel of function `name` goes to `hook`
 // instead of being interpreted; the interpreter only provides the storage
 // (parameters, allocations, constants) and the order of calls. This lets a
 // profiler run compiled kernels one by one with the entry's own buffers.
-void run_module_with_hook(const IRModule& m, std::string_view name, const std::vector<Argument>& args,
-                          const KernelHook& hook);
+void run_module_with_hook(const IRModule& m, std::string_view name,
+                          const std::vector<Argument>& args, const KernelHook& hook);
 
 // run_module for running many times: each function is compiled once, on its
 // first run or call. Keeps a reference to m, which must outlive it.

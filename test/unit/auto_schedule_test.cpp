@@ -92,8 +92,7 @@ TEST_CASE("matmul gets the register-tiled contraction schedule", "[tuner][auto]"
   CHECK(stats.contraction_nests == 1);
 }
 
-TEST_CASE("pooling: max windows in registers, sum windows below the vector loop",
-          "[tuner][auto]") {
+TEST_CASE("pooling: max windows in registers, sum windows below the vector loop", "[tuner][auto]") {
   // Max pooling is a contraction with max(C, A) for the emitter's registers.
   const std::string max_pool = read_example("max_pool2d.tir");
   // A sum over the same window (not a product, so not a contraction): the
@@ -239,10 +238,10 @@ TEST_CASE("random decisions on ONNX convolutions of every form are sound and com
       RuleContext cx = context(s % 2 ? Isa::avx2 : Isa::avx512, Decisions::Random);
       AutoScheduleResult r = auto_schedule(m, cx, {}, static_cast<uint64_t>(s + 1));
       check(m, r,
-            "conv c=" + std::to_string(c.c) + " m=" + std::to_string(c.m) + " size=" +
-                std::to_string(c.size) + " k=" + std::to_string(c.kernel) + " stride=" +
-                std::to_string(c.stride) + " group=" + std::to_string(c.group) + " seed " +
-                std::to_string(s + 1));
+            "conv c=" + std::to_string(c.c) + " m=" + std::to_string(c.m) +
+                " size=" + std::to_string(c.size) + " k=" + std::to_string(c.kernel) +
+                " stride=" + std::to_string(c.stride) + " group=" + std::to_string(c.group) +
+                " seed " + std::to_string(s + 1));
     }
   }
 }

@@ -11,9 +11,9 @@
 #include "bench/matmul_schedules.h"
 #include "codegen/x86/generator.h"
 #include "codegen/x86/jit.h"
+#include "eval_test_util.h"
 #include "ir/eval/interpreter.h"
 #include "passes/pipeline.h"
-#include "eval_test_util.h"
 #include "skip.h"
 
 namespace tirc {

@@ -200,20 +200,20 @@ TEST_CASE("contraction emit: stride-2 conv2d (permuted vector operand)", "[contr
     const int64_t h = 2 * oh + kh - 2, w = 2 * ow + kw - 2;
     const std::string in = "ic * " + std::to_string(h * w) + " + (oh * 2 + kh) * " +
                            std::to_string(w) + " + ow * 2 + kw";
-    const std::string out = "oc * " + std::to_string(oh * ow) + " + oh * " + std::to_string(ow) +
-                            " + ow";
-    check_both_isas(nest_text(ic * h * w, oc * ic * kh * kw, oc * oh * ow,
-                              {{"oc", oc}, {"oh", oh}, {"ic", ic}, {"kh", kh}, {"kw", kw},
-                               {"ow", ow}},
-                              update_stmt(out, in, "oc * 18 + ic * 9 + kh * 3 + kw")));
+    const std::string out =
+        "oc * " + std::to_string(oh * ow) + " + oh * " + std::to_string(ow) + " + ow";
+    check_both_isas(
+        nest_text(ic * h * w, oc * ic * kh * kw, oc * oh * ow,
+                  {{"oc", oc}, {"oh", oh}, {"ic", ic}, {"kh", kh}, {"kw", kw}, {"ow", ow}},
+                  update_stmt(out, in, "oc * 18 + ic * 9 + kh * 3 + kw")));
     // Fewer registers: the operand schemes that load vectors into rotating
     // registers (35 columns need more accumulators than AVX2 has left then).
     if (ow < 35)
-      check_both_isas(nest_text(ic * h * w, oc * ic * kh * kw, oc * oh * ow,
-                                {{"oh", oh}, {"ic", ic}, {"kh", kh}, {"kw", kw}, {"oc", oc},
-                                 {"ow", ow}},
-                                update_stmt(out, in, "oc * 18 + ic * 9 + kh * 3 + kw")),
-                      Options{.vregs = 12});
+      check_both_isas(
+          nest_text(ic * h * w, oc * ic * kh * kw, oc * oh * ow,
+                    {{"oh", oh}, {"ic", ic}, {"kh", kh}, {"kw", kw}, {"oc", oc}, {"ow", ow}},
+                    update_stmt(out, in, "oc * 18 + ic * 9 + kh * 3 + kw")),
+          Options{.vregs = 12});
   }
 }
 
@@ -227,15 +227,16 @@ TEST_CASE("contraction emit: depthwise windows share row loads across steps", "[
     for (int64_t ow : {13, 32}) {
       const int64_t oh = 6, w = ow + k - 1;
       const std::string ks = std::to_string(k), ws = std::to_string(w);
-      check_both_isas(nest_text((oh + k - 1) * w, k * k, oh * ow,
-                                {{"oh", oh}, {"kh", k}, {"kw", k}, {"ow", ow}},
-                                update_stmt("oh * " + std::to_string(ow) + " + ow",
-                                            "(oh + kh) * " + ws + " + ow + kw", "kh * " + ks + " + kw")));
-      check_both_isas(nest_text((oh + k - 1) * w, k * k, oh * ow,
-                                {{"oh", oh}, {"kh", k}, {"kw", k}, {"ow", ow}},
-                                update_stmt("oh * " + std::to_string(ow) + " + ow",
-                                            "(oh + kh) * " + ws + " + ow + kw", "kh * " + ks + " + kw")),
-                      Options{.vregs = 16});
+      check_both_isas(nest_text(
+          (oh + k - 1) * w, k * k, oh * ow, {{"oh", oh}, {"kh", k}, {"kw", k}, {"ow", ow}},
+          update_stmt("oh * " + std::to_string(ow) + " + ow", "(oh + kh) * " + ws + " + ow + kw",
+                      "kh * " + ks + " + kw")));
+      check_both_isas(
+          nest_text((oh + k - 1) * w, k * k, oh * ow,
+                    {{"oh", oh}, {"kh", k}, {"kw", k}, {"ow", ow}},
+                    update_stmt("oh * " + std::to_string(ow) + " + ow",
+                                "(oh + kh) * " + ws + " + ow + kw", "kh * " + ks + " + kw")),
+          Options{.vregs = 16});
     }
 }
 
@@ -266,7 +267,8 @@ TEST_CASE("contraction emit: max pooling windows in registers", "[contraction]")
       }
     }
   // The accumulator second is refused (x86 max would pick the other operand on NaN).
-  std::string swapped = nest_text(64, 1, 16, {{"k", 4}, {"j", 16}}, "C[j] = T.max(A[k * 16 + j], C[j])");
+  std::string swapped =
+      nest_text(64, 1, 16, {{"k", 4}, {"j", 16}}, "C[j] = T.max(A[k * 16 + j], C[j])");
   std::string why;
   CHECK_FALSE(plan_contraction(root_for(parse_single(swapped)), Target{Isa::avx512}, {}, &why));
 }

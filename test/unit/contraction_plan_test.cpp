@@ -201,9 +201,9 @@ TEST_CASE("contraction plan: conv2d NCHW as a contraction", "[contraction]") {
 
 TEST_CASE("contraction plan: a stride-2 vector operand", "[contraction]") {
   // out[oc, ow] += in[ic, 2 ow + kw] * w[oc, ic, kw]
-  std::string strided = nest_text(
-      2 * 33, 4 * 2 * 3, 4 * 16, {{"oc", 4}, {"ic", 2}, {"kw", 3}, {"ow", 16}},
-      update_stmt("oc * 16 + ow", "ic * 33 + ow * 2 + kw", "oc * 6 + ic * 3 + kw"));
+  std::string strided =
+      nest_text(2 * 33, 4 * 2 * 3, 4 * 16, {{"oc", 4}, {"ic", 2}, {"kw", 3}, {"ow", 16}},
+                update_stmt("oc * 16 + ow", "ic * 33 + ow * 2 + kw", "oc * 6 + ic * 3 + kw"));
   auto p = plan_text(strided, kAvx512);
   REQUIRE(p.plan);
   INFO(p.plan->summary());
@@ -212,10 +212,10 @@ TEST_CASE("contraction plan: a stride-2 vector operand", "[contraction]") {
   CHECK_FALSE(p.plan->a_is_broadcast);
   CHECK(p.plan->summary().find("stride=2") != std::string::npos);
   // A stride-3 operand is still refused.
-  auto q = plan_text(nest_text(2 * 48, 4 * 2 * 3, 4 * 16, {{"oc", 4}, {"ic", 2}, {"kw", 3}, {"ow", 16}},
-                               update_stmt("oc * 16 + ow", "ic * 48 + ow * 3 + kw",
-                                           "oc * 6 + ic * 3 + kw")),
-                     kAvx512);
+  auto q = plan_text(
+      nest_text(2 * 48, 4 * 2 * 3, 4 * 16, {{"oc", 4}, {"ic", 2}, {"kw", 3}, {"ow", 16}},
+                update_stmt("oc * 16 + ow", "ic * 48 + ow * 3 + kw", "oc * 6 + ic * 3 + kw")),
+      kAvx512);
   CHECK_FALSE(q.plan);
 }
 

@@ -71,11 +71,13 @@ TEST_CASE("x86: vectorized if_then_else reads a guarded load only in its lanes",
   for (int n : {5, 16, 30}) {
     std::string ns = std::to_string(n), ps = std::to_string(n + 2);
     PrimFunc f = tir(buf("A", n) + ", " + buf("P", n + 2) + ", " + buf("Q", n + 2),
-                     "    for i in T.vectorized(" + ps + "):\n"
-                     "        P[i] = T.if_then_else(i - 1 >= 0 and i - 1 < " + ns +
+                     "    for i in T.vectorized(" + ps +
+                         "):\n"
+                         "        P[i] = T.if_then_else(i - 1 >= 0 and i - 1 < " +
+                         ns +
                          ", A[i - 1], T.float32(0))\n"
-                     "        Q[i] = T.if_then_else(i == 0 or i > " + ns +
-                         ", T.float32(-1), A[i - 1]) * T.float32(2)\n");
+                         "        Q[i] = T.if_then_else(i == 0 or i > " +
+                         ns + ", T.float32(-1), A[i - 1]) * T.float32(2)\n");
     for (const Target& t : targets()) {
       INFO("n = " << n);
       GeneratorStats st = expect_same(f, t, opts(true, 2));
@@ -108,8 +110,9 @@ TEST_CASE("x86: vectorized stride-2 loads (pooling rows)", "[x86]") {
   for (int n : {8, 16, 21, 32, 40}) {
     std::string ns = std::to_string(n);
     PrimFunc f = tir(buf("A", 2 * n + 1) + ", " + buf("B", n),
-                     "    for i in T.vectorized(" + ns + "):\n"
-                     "        B[i] = T.max(A[i * 2], A[i * 2 + 1]) + A[i * 2 + 2]\n");
+                     "    for i in T.vectorized(" + ns +
+                         "):\n"
+                         "        B[i] = T.max(A[i * 2], A[i * 2 + 1]) + A[i * 2 + 2]\n");
     for (const Target& t : targets()) {
       INFO("n = " << n);
       GeneratorStats st = expect_same(f, t, opts(false, 2));

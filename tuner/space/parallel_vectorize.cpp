@@ -63,8 +63,10 @@ std::optional<std::vector<NestLoop>> vector_reduction_order(Schedule& sch, Block
   bool seen_reduction = false;
   for (int l = 0; l < static_cast<int>(loops.size()); ++l) {
     if (l == vec) continue;
-    if (!loops[l].spatial) seen_reduction = true;
-    else if (seen_reduction) return std::nullopt;
+    if (!loops[l].spatial)
+      seen_reduction = true;
+    else if (seen_reduction)
+      return std::nullopt;
     order.push_back(loops[l]);
   }
   order.push_back(loops[vec]);

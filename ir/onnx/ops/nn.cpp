@@ -196,7 +196,8 @@ TensorValue padded_for_windows(OpContext& ctx, const TensorValue& x, std::vector
       cond = in_range(xi.back(), 0, original[d].in, cond, original[d].pad_begin > 0,
                       ws[d].in - original[d].pad_begin > original[d].in);
     }
-    return guarded(cond, [&] { return x.load(xi); }, fill);
+    return guarded(
+        cond, [&] { return x.load(xi); }, fill);
   });
   return TensorValue::of_buffer(xp, padded);
 }
@@ -216,8 +217,8 @@ Buffer conv_over_pixels(OpContext& ctx, const TensorValue& x, const TensorValue&
                         const Shape& out_shape) {
   if (ws.size() != 2) return nullptr;
   const Window &wh = ws[0], &ww = ws[1];
-  const bool pointwise = wh.kernel == 1 && ww.kernel == 1 && !reads_padding(wh) &&
-                         !reads_padding(ww);
+  const bool pointwise =
+      wh.kernel == 1 && ww.kernel == 1 && !reads_padding(wh) && !reads_padding(ww);
   const bool unit = pointwise && wh.stride == 1 && ww.stride == 1;
   if (!pointwise && ww.out >= 16) return nullptr;
   const int64_t N = x.shape[0], C = x.shape[1], M = w.shape[0], OW = ww.out;
@@ -232,7 +233,9 @@ Buffer conv_over_pixels(OpContext& ctx, const TensorValue& x, const TensorValue&
     ctx.kernel().emit_elementwise("im2col", col, [&](const Indices& i) {
       Indices xi{i[0], i[1], window_index(wh, i[4], i[2]), window_index(ww, i[5], i[3])};
       Expr cond = window_in_bounds(ws, {xi[2], xi[3]});
-      return cond ? guarded(cond, [&] { return x.load(xi); }, zero_of(t)) : x.load(xi);
+      return cond ? guarded(
+                        cond, [&] { return x.load(xi); }, zero_of(t))
+                  : x.load(xi);
     });
     src = TensorValue::of_buffer(col, col_shape);
     reduce = {C, wh.kernel, ww.kernel};
@@ -252,7 +255,8 @@ Buffer conv_over_pixels(OpContext& ctx, const TensorValue& x, const TensorValue&
       reduce, [=](const Indices& i) { return bias ? bias->load({i[1]}) : zero_of(t); },
       [=](const Indices& i, const Indices& r) {
         auto [oh, ow] = pixel(i[2]);
-        Expr in = unit ? src.load({i[0], r[0], oh, ow}) : src.load({i[0], r[0], r[1], r[2], oh, ow});
+        Expr in =
+            unit ? src.load({i[0], r[0], oh, ow}) : src.load({i[0], r[0], r[1], r[2], oh, ow});
         Indices wi{i[1], r[0]};
         wi.push_back(unit ? make_int(0) : r[1]);
         wi.push_back(unit ? make_int(0) : r[2]);
