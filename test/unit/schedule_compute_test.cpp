@@ -1023,3 +1023,64 @@ TEST_CASE("reverse_compute_inline: refusals", "[schedule][compute]") {
                    {"reverse_compute_inline: block compute has 0 producers"});
   }
 }
+
+// ---- flattened pixels -----------------------------------------------------------
+
+// B writes Y over flattened pixels p (Y[c, p // 7, p % 7], a convolution's
+// output); C reads each pixel of Y the same way (its epilogue).
+const char* kPixelEpilogue = R"(@T.prim_func
+def main(A: T.Buffer((4, 56), "float32"), Z: T.Buffer((4, 8, 7), "float32")):
+    Y = T.alloc_buffer((4, 8, 7), "float32")
+    for c, p in T.grid(4, 56):
+        with T.block("B"):
+            vc, vp = T.axis.remap("SS", [c, p])
+            T.reads(A[vc, vp])
+            T.writes(Y[vc, vp // 7, vp % 7])
+            Y[vc, vp // 7, vp % 7] = A[vc, vp] * T.float32(2)
+    for c, p in T.grid(4, 56):
+        with T.block("C"):
+            vc, vp = T.axis.remap("SS", [c, p])
+            T.reads(Y[vc, vp // 7, vp % 7])
+            T.writes(Z[vc, vp // 7, vp % 7])
+            Z[vc, vp // 7, vp % 7] = T.max(Y[vc, vp // 7, vp % 7], T.float32(0))
+)";
+
+TEST_CASE("reverse_compute_at: index pairs p // E, p % E are one dimension indexed p",
+          "[schedule][compute]") {
+  // Blocks of 8 pixels (crossing rows of 7) in the outer loop: the consumer
+  // covers exactly one block per iteration, 4 channels x 8 pixels.
+  IRModule mod = parse_module(kPixelEpilogue);
+  Schedule sch(mod);
+  std::vector<LoopRV> loops = sch.get_loops(sch.get_block("B"));
+  std::vector<LoopRV> p = sch.split(loops[1], {7, 8});
+  sch.reorder({p[0], loops[0], p[1]});
+  sch.reverse_compute_at(sch.get_block("C"), p[0]);
+  const PrimFunc& after = sch.func("main");
+  const std::string printed = print_func(after);
+  INFO(printed);
+  CHECK(printed.find("for ax0, ax1 in T.grid(4, 8):") != std::string::npos);
+  EquivResult eq = check_equivalent(mod.at("main"), after);
+  INFO(eq.message);
+  CHECK(eq.equal);
+  CHECK(verify(after).empty());
+  // A consumer that reads the next pixel is not one iteration variable per
+  // dimension, nor a pair of one: refused, as before.
+  std::string shifted = kPixelEpilogue;
+  const std::string read = "T.max(Y[vc, vp // 7, vp % 7]";
+  shifted.replace(shifted.find(read), read.size(),
+                  "T.max(Y[vc, (vp + 1) % 56 // 7, (vp + 1) % 56 % 7]");
+  const std::string reads = "T.reads(Y[vc, vp // 7, vp % 7])";
+  shifted.replace(shifted.find(reads), reads.size(),
+                  "T.reads(Y[vc, (vp + 1) % 56 // 7, (vp + 1) % 56 % 7])");
+  expect_refusal(
+      shifted,
+      [](Schedule& s) {
+        std::vector<LoopRV> l = s.get_loops(s.get_block("B"));
+        std::vector<LoopRV> q = s.split(l[1], {7, 8});
+        s.reorder({q[0], l[0], q[1]});
+      },
+      [](Schedule& s) {
+        s.reverse_compute_at(s.get_block("C"), s.get_loops(s.get_block("B"))[0]);
+      },
+      {"reverse_compute_at: block C", "not one iteration variable plus an offset"});
+}
