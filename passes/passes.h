@@ -22,6 +22,9 @@ PrimFunc simplify_lowered(const PrimFunc& f);
 // its range into a main part without the guard and head/tail parts that keep
 // it; drops iterations where such a guard never holds.
 PrimFunc partition_loops(const PrimFunc& f);
+// Moves an allocation that one loop's iterations each fill and then read
+// into that loop, shrunk to the part one iteration uses.
+PrimFunc compact_allocations(const PrimFunc& f);
 // Lets allocations whose lifetimes do not overlap share storage.
 PrimFunc plan_storage(const PrimFunc& f);
 

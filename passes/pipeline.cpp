@@ -21,6 +21,10 @@ const std::vector<LoweringPass>& lowering_passes() {
        "split loops whose guard holds on a prefix of their range into an unguarded main part "
        "and a guarded or shrunk tail",
        partition_loops},
+      {"compact-allocations",
+       "move an intermediate that one loop fills and reads into that loop, shrunk to one "
+       "iteration's part",
+       compact_allocations},
       {"plan-storage", "let allocations whose lifetimes do not overlap share storage",
        plan_storage},
   };
