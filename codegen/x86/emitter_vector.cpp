@@ -45,6 +45,9 @@ using Xbyak::Xmm;
 namespace {
 
 const int kMaskReg = 13;  // AVX2 tail mask (ymm13); AVX-512 uses k1
+// A vectorized loop of constant extent up to this many full vectors is
+// emitted straight-line (an elementwise row of a register tile, a bias init).
+constexpr int64_t kMaxUnrolledVectorChunks = 4;
 const int kScratchA = 15, kScratchB = 14;
 
 Xmm vr(int idx, int bytes) {
@@ -927,29 +930,50 @@ void FunctionEmitter::emit_vectorized(const ForNode& f) {
     hoisted_[e.get()] = slot;
     hoisted_here.push_back(e.get());
   }
-  Xbyak::Label full, tail, done;
-  code_.L(full);
-  load_var(rax);
-  code_.add(rax, lanes);
-  code_.cmp(rax, qword[rsp + end_slot]);
-  code_.jg(tail, Xbyak::CodeGenerator::T_NEAR);
-  for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
-  if (r >= 0)
-    code_.add(Reg64(r), lanes);
-  else
-    code_.add(qword[rsp + loc.offset], lanes);
-  code_.jmp(full, Xbyak::CodeGenerator::T_NEAR);
-  code_.L(tail);
-  code_.mov(rax, qword[rsp + end_slot]);
-  if (r >= 0)
-    code_.sub(rax, Reg64(r));
-  else
-    code_.sub(rax, qword[rsp + loc.offset]);
-  code_.jle(done, Xbyak::CodeGenerator::T_NEAR);
-  emit_tail_mask(rax, lanes);
-  cx.masked = true;
-  for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
-  code_.L(done);
+  auto next_chunk = [&] {
+    if (r >= 0)
+      code_.add(Reg64(r), lanes);
+    else
+      code_.add(qword[rsp + loc.offset], lanes);
+  };
+  auto const_extent = as_const_int(f.extent);
+  if (const_extent && *const_extent >= 0 && *const_extent / lanes <= kMaxUnrolledVectorChunks) {
+    // A short constant extent: its full vectors straight-line, then a tail
+    // under a mask known here; no compare or branch per vector.
+    for (int64_t c = 0; c < *const_extent / lanes; ++c) {
+      for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
+      next_chunk();
+    }
+    if (const int64_t rest = *const_extent % lanes) {
+      code_.mov(rax, rest);
+      emit_tail_mask(rax, lanes);
+      cx.masked = true;
+      for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
+    }
+  } else {
+    Xbyak::Label full, tail, done;
+    code_.L(full);
+    load_var(rax);
+    code_.add(rax, lanes);
+    code_.cmp(rax, qword[rsp + end_slot]);
+    code_.jg(tail, Xbyak::CodeGenerator::T_NEAR);
+    for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
+    next_chunk();
+    code_.jmp(full, Xbyak::CodeGenerator::T_NEAR);
+    code_.L(tail);
+    if (!const_extent || *const_extent % lanes) {
+      code_.mov(rax, qword[rsp + end_slot]);
+      if (r >= 0)
+        code_.sub(rax, Reg64(r));
+      else
+        code_.sub(rax, qword[rsp + loc.offset]);
+      code_.jle(done, Xbyak::CodeGenerator::T_NEAR);
+      emit_tail_mask(rax, lanes);
+      cx.masked = true;
+      for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
+    }
+    code_.L(done);
+  }
   for (const ExprNode* e : hoisted_here) hoisted_.erase(e);
   unbind_var(f.loop_var);
 }
