@@ -130,6 +130,46 @@ TEST_CASE("pooling: max windows in registers, sum windows below the vector loop"
   }
 }
 
+TEST_CASE("global average pooling: the channel loop is vectorized past unit dimensions",
+          "[tuner][auto]") {
+  // [1, 40, 7, 7] -> [1, 40, 1, 1] as the ONNX frontend writes it: the
+  // output's trailing unit dimensions do not move, so the sum's vector loop
+  // is the channel loop (moved below the window) and the scaling's too.
+  const std::string text =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((1, 40, 7, 7), \"float32\"), B: T.Buffer((1, 40, 1, 1), "
+      "\"float32\")):\n"
+      "    S = T.alloc_buffer((1, 40, 1, 1))\n"
+      "    for i0, i1, i2, i3, r0, r1 in T.grid(1, 40, 1, 1, 7, 7):\n"
+      "        with T.block(\"sum\"):\n"
+      "            v0, v1, v2, v3, vr0, vr1 = T.axis.remap(\"SSSSRR\", [i0, i1, i2, i3, r0, r1])\n"
+      "            with T.init():\n"
+      "                S[v0, v1, v2, v3] = T.float32(0)\n"
+      "            S[v0, v1, v2, v3] = S[v0, v1, v2, v3] + A[v0, v1, vr0, vr1]\n"
+      "    for i0, i1, i2, i3 in T.grid(1, 40, 1, 1):\n"
+      "        with T.block(\"mean\"):\n"
+      "            v0, v1, v2, v3 = T.axis.remap(\"SSSS\", [i0, i1, i2, i3])\n"
+      "            B[v0, v1, v2, v3] = S[v0, v1, v2, v3] / T.float32(49)\n";
+  for (Isa isa : {Isa::avx512, Isa::avx2}) {
+    IRModule m = parse_module(text, "gap.tir");
+    AutoScheduleResult r = auto_schedule(m, context(isa, Decisions::Model));
+    REQUIRE(r.blocks.size() == 2);
+    for (const auto& b : r.blocks) {
+      INFO(b.block << ": " << b.note);
+      CHECK(b.rule == "parallel-vectorize");
+      CHECK(b.note.find("vectorized innermost loop") != std::string::npos);
+    }
+    CHECK(r.blocks[0].note.rfind("vector loop moved below the reduction loops", 0) == 0);
+    GeneratorOptions gen;
+    gen.target = Target{isa};
+    GeneratorStats stats;
+    generate_x86({{"k", lower(r.schedule.mod().at("main"))}}, gen, &stats);
+    CHECK(stats.vectorized_loops == 3);  // the init, the sum and the scaling
+    CHECK(stats.serial_fallbacks == 0);
+    check(m, r, std::string("global average pool ") + Target{isa}.name());
+  }
+}
+
 TEST_CASE("random decisions inside the rule space are sound and compile", "[tuner][auto][random]") {
   const int per_program = env_int("TIRC_AUTO_RANDOM", 4);
   for (const char* file : kPrograms) {

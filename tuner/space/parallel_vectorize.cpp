@@ -25,8 +25,10 @@ bool contiguous_write(const BlockNest& nest, const NestLoop& l) {
   const BlockRealizeNode& r = *nest.realize;
   auto* st = r.block->body.as<BufferStoreNode>();
   if (!st || st->indices.empty()) return false;
-  const size_t n = st->indices.size();
-  Expr last = st->indices.back();
+  // Trailing dimensions of extent 1 (a pooled [n, c, 1, 1]) do not move.
+  size_t n = st->indices.size();
+  while (n >= 2 && is_const_int(st->buffer->shape[n - 1], 1)) --n;
+  Expr last = st->indices[n - 1];
   if (Expr v = n >= 2 ? split_pair(st->buffer, st->indices[n - 2], last, n - 2) : Expr()) last = v;
   for (size_t k = 0; k < r.block->iter_vars.size(); ++k) {
     if (last.get() != static_cast<const ExprNode*>(r.block->iter_vars[k].var.get())) continue;
@@ -102,6 +104,26 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
     } catch (const ScheduleError& e) {
       sch = before;
       refused = e.message();
+    }
+  }
+  if (!vector && nest->plain && nest->realize->block->body.as<BufferStoreNode>()) {
+    // Loops of extent 1 below the innermost real loop (the unit dimensions
+    // of a [n, c, 1, 1] result) move above it, so that it can be vectorized.
+    size_t inner = loops.size();
+    while (inner > 0 && loops[inner - 1].extent == 1) --inner;
+    if (inner > 0 && inner < loops.size() && loops[inner - 1].spatial &&
+        contiguous_write(*nest, loops[inner - 1])) {
+      std::vector<NestLoop> order = loops;
+      std::rotate(order.begin() + static_cast<long>(inner - 1),
+                  order.begin() + static_cast<long>(inner), order.end());
+      std::vector<LoopRV> rvs;
+      for (const NestLoop& l : order) rvs.push_back(l.rv);
+      try {
+        sch.reorder(rvs);
+        loops = order;
+      } catch (const ScheduleError& e) {
+        refused = e.message();
+      }
     }
   }
   const NestLoop& last = loops.back();
