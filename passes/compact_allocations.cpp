@@ -15,33 +15,42 @@
 // call). Take each statement under A that touches it (one loop nest, or the
 // main part and tails partition-loops made of one) and in it a Serial or
 // Parallel loop L that encloses all of its accesses, tried from the deepest
-// such loop outwards; every statement must have one, or nothing changes. Each access index must read, after simplify, as
+// such loop outwards; every statement must have one, or nothing changes.
+// Each access index must read, after simplify, as
 //   base + constant + sum of coef * v
-// where base (terms in variables defined outside L's body) is the same for
-// all accesses and each v is a loop variable inside L with constant bounds.
-// The first statement of L's body that touches the storage (the writer) must
-// store to it exactly once, read none of it, and reach that store only
-// through loops with constant, non-empty ranges (no if): in every iteration
-// it then writes the whole set
-//   box = { base + sum_k t_k * c_k : 0 <= t_k < n_k }
-// where its terms, sorted by coefficient, form groups of mixed-radix digits
-// (c_k, n_k). Every other access must stay inside the box, which is checked
-// group by group (each term joins the group whose stride divides its
-// coefficient, the constant is split into group digits, and each group's
-// digit range must stay in [0, n_k)). Then every read of an iteration reads a
-// value its own iteration wrote, nothing outside L sees the storage, and the
-// map  base + sum t_k c_k  ->  sum t_k m_k  (m_k = n_1 ... n_{k-1})  is one to
-// one on the box: the storage becomes an Allocate of prod n_k elements at the
-// top of L's body, private to each iteration, which also makes it private to
-// each thread of a parallel loop. Since no statement reads what another wrote,
-// each L gets storage of its own (the first keeps A's variable).
+// with the base (terms in variables defined outside L's body) the same for
+// all accesses and each v a loop variable inside L with constant bounds.
+//
+// One iteration of L must write every location it reads before reading it
+// ("fill first", checked bottom-up): a statement that only writes fills what
+// its stores write, provided they always run (no if above them between L and
+// the store, loops of constant non-empty range); a loop fills what its body
+// does in each iteration; in a sequence, the leading statements that only
+// write (or else the first one, recursively: an init and its update under a
+// column loop) fill a box, and every later access in the sequence must stay
+// inside that box. A box is the set
+//   { base + sum_k t_k * c_k : 0 <= t_k < n_k }
+// whose strides c_k are the distinct coefficients of the writers' terms:
+// each writer covers an interval of digits per group, and the writers
+// together (a pad's border and interior stores) must cover every point
+// exactly once. An access stays inside when each of its terms joins the
+// group whose stride divides its coefficient, its constant splits into group
+// digits, and each group's digit range stays in [0, n_k). Then every read of
+// an iteration reads a value its own iteration wrote, nothing outside L sees
+// the storage, and the map  base + sum t_k c_k  ->  sum t_k m_k  (m_k = n_1
+// ... n_{k-1}) is one to one on the box: the storage becomes an Allocate of
+// prod n_k elements at the top of L's body, private to each iteration, which
+// also makes it private to each thread of a parallel loop. Since no statement
+// reads what another wrote, each L gets storage of its own (the first keeps
+// A's variable).
 //
 // Anything else (a guarded writer, a read-modify-write reduction whose init
-// was not hoisted, indices that are not affine) keeps its allocation where it
-// was. No change is always correct.
+// was not hoisted, writers that leave a hole, indices that are not affine)
+// keeps its allocation where it was. No change is always correct.
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -135,9 +144,9 @@ std::vector<Stmt> statements_under(Stmt body) {
 }
 
 struct Group {
-  int64_t stride;  // c_k
-  int64_t count;   // n_k
-  int64_t weight;  // m_k: the group's stride in the compact storage
+  int64_t stride;      // c_k
+  int64_t count;       // n_k
+  int64_t weight = 0;  // m_k: the group's stride in the compact storage
 };
 
 struct LoopRange {
@@ -146,61 +155,97 @@ struct LoopRange {
 
 // An index as base + constant + sum coef * (inner loop variable).
 struct SplitIndex {
-  std::map<const VarNode*, int64_t> base;  // terms in variables defined outside L's body
+  std::map<const VarNode*, int64_t> base;  // terms in variables defined outside the statement
   int64_t constant = 0;                    // with every inner loop's min folded in
   std::vector<std::pair<Expr, int64_t>> inner;  // each term a loop variable
 };
 
-class Compactor {
+// The locations a set of stores writes in one execution of a statement, as
+// mixed-radix digits over a common base: every distinct coefficient of their
+// terms is a group, a store covers an interval of digits in each group, and
+// the stores together must cover the whole box exactly once.
+class Box {
  public:
-  Compactor(const AllocateNode& alloc, const ForNode& loop) : alloc_(alloc), loop_(loop) {}
+  Box(const std::unordered_set<const VarNode*>& inner,
+      const std::unordered_map<const VarNode*, LoopRange>& ranges)
+      : inner_(inner), ranges_(ranges) {}
 
-  // The new index of every access, or nullopt when the rule does not hold at this loop.
-  std::optional<std::unordered_map<const void*, Expr>> plan() {
-    const std::vector<Stmt> children = statements_under(loop_.body);
-
-    AccessCollector all(alloc_.buffer_var.get());
-    all.visit(loop_.body);
-    if (all.other_use || all.vector_access) return std::nullopt;
-    inner_ = all.defined;
-    for (const Access& a : all.accesses)
-      for (const ForNode* f : a.loops) {
-        auto mn = as_const_int(f->min), ext = as_const_int(f->extent);
-        if (mn && ext) ranges_[f->loop_var.get()] = {*mn, *ext};
+  bool build(const std::vector<const Access*>& writers) {
+    if (writers.empty()) return false;
+    std::vector<SplitIndex> parts;
+    std::set<int64_t> strides;
+    for (const Access* w : writers) {
+      auto s = split(w->index);
+      if (!s || (!parts.empty() && s->base != parts[0].base)) return false;
+      for (const auto& [v, coef] : s->inner)
+        if (range(v).extent > 1) strides.insert(coef);
+      parts.push_back(std::move(*s));
+    }
+    index_type_ = writers[0]->index.dtype();
+    base_ = parts[0].base;
+    for (int64_t c : strides) groups_.push_back({c, 1});
+    const size_t k = groups_.size();
+    // Each writer's digit interval per group, relative to the first writer's constant.
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> spans;
+    for (const SplitIndex& s : parts) {
+      auto digits = digits_of(s.constant - parts[0].constant);
+      if (!digits) return false;
+      std::vector<std::pair<int64_t, int64_t>> span(k);
+      std::vector<bool> taken(k, false);
+      for (size_t g = 0; g < k; ++g) span[g] = {(*digits)[g], (*digits)[g]};
+      for (const auto& [v, coef] : s.inner) {
+        const int64_t ext = range(v).extent;
+        if (ext == 1) continue;
+        size_t g = 0;
+        while (groups_[g].stride != coef) ++g;
+        if (taken[g]) return false;  // two loops on one digit: not a dense box
+        taken[g] = true;
+        span[g].second += ext - 1;
       }
-
-    const Access* writer = nullptr;
-    for (const Stmt& child : children) {
-      AccessCollector c(alloc_.buffer_var.get());
-      c.visit(child);
-      if (c.accesses.empty()) continue;
-      if (c.accesses.size() != 1 || !c.accesses[0].is_store || c.accesses[0].guarded)
-        return std::nullopt;
-      for (const ForNode* f : c.accesses[0].loops) {
-        auto it = ranges_.find(f->loop_var.get());
-        if (it == ranges_.end() || it->second.extent <= 0) return std::nullopt;
+      spans.push_back(std::move(span));
+    }
+    base_constant_ = parts[0].constant;
+    int64_t volume = 1;
+    for (size_t g = 0; g < k; ++g) {
+      int64_t lo = spans[0][g].first, hi = spans[0][g].second;
+      for (const auto& span : spans) {
+        lo = std::min(lo, span[g].first);
+        hi = std::max(hi, span[g].second);
       }
-      for (const Access& a : all.accesses)
-        if (a.node == c.accesses[0].node) writer = &a;
-      break;
+      groups_[g].count = hi - lo + 1;
+      base_constant_ += lo * groups_[g].stride;
+      volume *= groups_[g].count;
+      if (g > 0 && groups_[g].stride < groups_[g - 1].stride * groups_[g - 1].count) return false;
     }
-    // Every access must lie in a child (none in a let value above them).
-    size_t in_children = 0;
-    for (const Stmt& child : children) {
-      AccessCollector c(alloc_.buffer_var.get());
-      c.visit(child);
-      in_children += c.accesses.size();
+    // Exactly once: the writers' pieces are disjoint and add up to the box.
+    int64_t covered = 0;
+    for (size_t i = 0; i < spans.size(); ++i) {
+      int64_t n = 1;
+      for (size_t g = 0; g < k; ++g) n *= spans[i][g].second - spans[i][g].first + 1;
+      covered += n;
+      for (size_t j = 0; j < i; ++j) {
+        bool apart = false;
+        for (size_t g = 0; g < k && !apart; ++g)
+          apart = spans[i][g].second < spans[j][g].first || spans[j][g].second < spans[i][g].first;
+        if (!apart) return false;
+      }
     }
-    if (in_children != all.accesses.size()) return std::nullopt;
-    if (!writer || !box_of(*writer)) return std::nullopt;
-
-    std::unordered_map<const void*, Expr> out;
-    for (const Access& a : all.accesses) {
-      auto index = compact_index(a.index);
-      if (!index) return std::nullopt;
-      out[a.node] = *index;
+    if (covered != volume) return false;
+    // Groups that continue each other (two loops of one split dimension) read as one.
+    std::vector<Group> merged;
+    for (const Group& g : groups_) {
+      if (!merged.empty() && g.stride == merged.back().stride * merged.back().count)
+        merged.back().count *= g.count;
+      else
+        merged.push_back(g);
     }
-    return out;
+    groups_ = merged;
+    int64_t weight = 1;
+    for (Group& g : groups_) {
+      g.weight = weight;
+      weight *= g.count;
+    }
+    return true;
   }
 
   int64_t size() const {
@@ -209,7 +254,41 @@ class Compactor {
     return n;
   }
 
+  // The index into the compact storage, or nullopt when the access may leave the box.
+  std::optional<Expr> index(const Expr& index) const {
+    auto s = split(index);
+    if (!s || s->base != base_) return std::nullopt;
+    auto digit = digits_of(s->constant - base_constant_);
+    if (!digit) return std::nullopt;
+    const size_t k = groups_.size();
+    std::vector<int64_t> high(k, 0);
+    arith::LinearForm out(index_type_);
+    for (const auto& [v, coef] : s->inner) {
+      const LoopRange& r = range(v);
+      if (r.extent == 1) continue;  // its single value is already in the constant
+      size_t g = k;
+      for (size_t j = k; j-- > 0;)
+        if (coef >= groups_[j].stride) {
+          g = j;
+          break;
+        }
+      if (g == k || coef % groups_[g].stride) return std::nullopt;
+      const int64_t scaled = coef / groups_[g].stride;
+      high[g] += scaled * (r.extent - 1);
+      // v - min counts from zero; the min went into the constant.
+      out.add_term(v, scaled * groups_[g].weight);
+      out.add_constant(-scaled * groups_[g].weight * r.min);
+    }
+    for (size_t g = 0; g < k; ++g) {
+      if ((*digit)[g] < 0 || (*digit)[g] + high[g] >= groups_[g].count) return std::nullopt;
+      out.add_constant((*digit)[g] * groups_[g].weight);
+    }
+    return arith::emit(out);
+  }
+
  private:
+  const LoopRange& range(const Expr& v) const { return ranges_.at(v.as<VarNode>()); }
+
   std::optional<SplitIndex> split(const Expr& index) const {
     arith::LinearForm form = arith::decompose(index);
     SplitIndex s;
@@ -230,90 +309,128 @@ class Compactor {
     return s;
   }
 
-  // The groups of the writer's terms; false when they are not one dense box.
-  bool box_of(const Access& writer) {
-    auto s = split(writer.index);
-    if (!s) return false;
-    base_ = s->base;
-    base_constant_ = s->constant;
-    index_type_ = writer.index.dtype();
-    std::vector<std::pair<int64_t, int64_t>> terms;  // coef, extent
-    for (const auto& [v, coef] : s->inner) {
-      int64_t ext = ranges_.at(v.as<VarNode>()).extent;
-      if (ext > 1) terms.emplace_back(coef, ext);
-    }
-    std::sort(terms.begin(), terms.end());
-    int64_t weight = 1;
-    for (const auto& [coef, ext] : terms) {
-      if (!groups_.empty()) {
-        Group& g = groups_.back();
-        const int64_t span = g.stride * g.count;
-        if (coef == span) {
-          weight /= g.count;
-          g.count *= ext;
-          weight *= g.count;
-          continue;
-        }
-        if (coef < span) return false;  // overlapping digits: not a dense box
-      }
-      groups_.push_back({coef, ext, weight});
-      weight *= ext;
-    }
-    const int64_t bytes = weight * alloc_.dtype.bytes();
-    auto whole = as_const_int(alloc_.extents.at(0));
-    return whole && weight < *whole && bytes <= kMaxCompactBytes;
-  }
-
-  std::optional<Expr> compact_index(const Expr& index) const {
-    auto s = split(index);
-    if (!s || s->base != base_) return std::nullopt;
-    const size_t k = groups_.size();
-    // Each group's digit range: the constant's digit plus its terms' ranges.
-    std::vector<int64_t> digit(k, 0), high(k, 0);
-    int64_t rest = s->constant - base_constant_;
-    for (size_t g = k; g-- > 0;) {
+  // An offset as one digit per group (nearest first, so a stencil's small
+  // negative offset stays in its own group), or nullopt when it is not one.
+  std::optional<std::vector<int64_t>> digits_of(int64_t offset) const {
+    std::vector<int64_t> digit(groups_.size(), 0);
+    for (size_t g = groups_.size(); g-- > 0;) {
       const int64_t c = groups_[g].stride;
-      // Nearest digit: a small negative offset (a stencil's -1) stays in its group.
-      digit[g] = static_cast<int64_t>(arith::floor_div(rest + c / 2, c));
-      rest -= digit[g] * c;
+      digit[g] = static_cast<int64_t>(arith::floor_div(offset + c / 2, c));
+      offset -= digit[g] * c;
     }
-    if (rest != 0) return std::nullopt;
-    arith::LinearForm out(index_type_);
-    for (const auto& [v, coef] : s->inner) {
-      const LoopRange& range = ranges_.at(v.as<VarNode>());
-      const int64_t ext = range.extent;
-      size_t g = k;
-      for (size_t j = k; j-- > 0;)
-        if (coef >= groups_[j].stride) {
-          g = j;
-          break;
-        }
-      if (g == k || coef % groups_[g].stride) {
-        if (ext == 1) continue;  // a single iteration: its min is already in the constant
-        return std::nullopt;
-      }
-      const int64_t scaled = coef / groups_[g].stride;
-      high[g] += scaled * (ext - 1);
-      // v - min counts from zero; the min went into the constant.
-      out.add_term(v, scaled * groups_[g].weight);
-      out.add_constant(-scaled * groups_[g].weight * range.min);
-    }
-    for (size_t g = 0; g < k; ++g) {
-      if (digit[g] < 0 || digit[g] + high[g] >= groups_[g].count) return std::nullopt;
-      out.add_constant(digit[g] * groups_[g].weight);
-    }
-    if (k == 0 && s->constant != base_constant_) return std::nullopt;
-    return arith::emit(out);
+    if (offset != 0) return std::nullopt;
+    return digit;
   }
 
-  const AllocateNode& alloc_;
-  const ForNode& loop_;
-  std::unordered_set<const VarNode*> inner_;
-  std::unordered_map<const VarNode*, LoopRange> ranges_;
+  const std::unordered_set<const VarNode*>& inner_;
+  const std::unordered_map<const VarNode*, LoopRange>& ranges_;
   std::map<const VarNode*, int64_t> base_;
   int64_t base_constant_ = 0;
   DataType index_type_ = DataType::int32();
   std::vector<Group> groups_;
+};
+
+// The rule at one loop L (see the file comment).
+class Compactor {
+ public:
+  Compactor(const AllocateNode& alloc, const ForNode& loop)
+      : alloc_(alloc), loop_(loop), all_(alloc.buffer_var.get()) {}
+
+  // The new index of every access, or nullopt when the rule does not hold at this loop.
+  std::optional<std::unordered_map<const void*, Expr>> plan() {
+    all_.visit(loop_.body);
+    if (all_.other_use || all_.vector_access) return std::nullopt;
+    for (const Access& a : all_.accesses) {
+      by_node_[a.node] = &a;
+      for (const ForNode* f : a.loops) {
+        auto mn = as_const_int(f->min), ext = as_const_int(f->extent);
+        if (mn && ext) ranges_[f->loop_var.get()] = {*mn, *ext};
+      }
+    }
+    auto writers = fill_first(loop_.body);
+    if (!writers) return std::nullopt;
+    box_.emplace(all_.defined, ranges_);
+    if (!box_->build(*writers)) return std::nullopt;
+    auto whole = as_const_int(alloc_.extents.at(0));
+    if (!whole || box_->size() >= *whole || box_->size() * alloc_.dtype.bytes() > kMaxCompactBytes)
+      return std::nullopt;
+    std::unordered_map<const void*, Expr> out;
+    for (const Access& a : all_.accesses) {
+      auto index = box_->index(a.index);
+      if (!index) return std::nullopt;
+      out[a.node] = *index;
+    }
+    return out;
+  }
+
+  int64_t size() const { return box_->size(); }
+
+ private:
+  // The stores that, in one execution of s, write every location s reads
+  // before s reads it; nullopt when that cannot be shown. A statement that
+  // only writes is its own filler; a loop's filler is its body's (each
+  // iteration fills what it reads); in a sequence, the leading statements
+  // that only write (or else the first one, recursively) fill a box that
+  // every later access must stay inside.
+  std::optional<std::vector<const Access*>> fill_first(const Stmt& s) {
+    AccessCollector c(alloc_.buffer_var.get());
+    c.visit(s);
+    if (c.accesses.empty()) return std::nullopt;
+    if (std::all_of(c.accesses.begin(), c.accesses.end(), [](const Access& a) { return a.is_store; })) {
+      std::vector<const Access*> stores;
+      for (const Access& a : c.accesses) {
+        const Access* w = by_node_.at(a.node);
+        // It must run every time: no if above it, loops of constant non-empty range.
+        if (w->guarded) return std::nullopt;
+        for (const ForNode* f : w->loops) {
+          auto it = ranges_.find(f->loop_var.get());
+          if (it == ranges_.end() || it->second.extent <= 0) return std::nullopt;
+        }
+        stores.push_back(w);
+      }
+      return stores;
+    }
+    if (auto* f = s.as<ForNode>()) return fill_first(f->body);
+    if (!s.as<SeqStmtNode>() && !s.as<LetStmtNode>() && !s.as<AllocateNode>()) return std::nullopt;
+    const std::vector<Stmt> children = statements_under(s);
+    std::vector<const Access*> writers;
+    size_t next = 0;
+    for (; next < children.size(); ++next) {
+      AccessCollector cc(alloc_.buffer_var.get());
+      cc.visit(children[next]);
+      if (cc.accesses.empty()) continue;
+      if (std::any_of(cc.accesses.begin(), cc.accesses.end(),
+                      [](const Access& a) { return !a.is_store; }))
+        break;
+      auto w = fill_first(children[next]);
+      if (!w) return std::nullopt;
+      writers.insert(writers.end(), w->begin(), w->end());
+    }
+    if (writers.empty()) {
+      if (next == children.size()) return std::nullopt;
+      auto w = fill_first(children[next++]);
+      if (!w) return std::nullopt;
+      writers = *w;
+    }
+    // Every later access stays inside what the writers filled, with the
+    // variables defined inside s ranging and the rest fixed.
+    Box box(c.defined, ranges_);
+    if (!box.build(writers)) return std::nullopt;
+    for (; next < children.size(); ++next) {
+      AccessCollector cc(alloc_.buffer_var.get());
+      cc.visit(children[next]);
+      for (const Access& a : cc.accesses)
+        if (!box.index(a.index)) return std::nullopt;
+    }
+    return writers;
+  }
+
+  const AllocateNode& alloc_;
+  const ForNode& loop_;
+  AccessCollector all_;
+  std::unordered_map<const void*, const Access*> by_node_;
+  std::unordered_map<const VarNode*, LoopRange> ranges_;
+  std::optional<Box> box_;
 };
 
 // One loop that gets its own allocation.

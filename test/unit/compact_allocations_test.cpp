@@ -110,6 +110,58 @@ TEST_CASE("compact-allocations: a stencil's shifted reads stay inside the writte
   CHECK(p[0].loop == "po");
 }
 
+TEST_CASE("compact-allocations: a pad split into border and interior writers is one box",
+          "[passes][compact]") {
+  // What partition-loops makes of a pad computed per channel: row 0 and
+  // column 0 written apart from the interior, four stores covering 5x5 once.
+  PrimFunc f = tir("A: T.Buffer((3, 4, 4), \"float32\"), C: T.Buffer((3, 4, 4), \"float32\")",
+                   "    A_1 = T.Buffer((48,), data=A.data)\n"
+                   "    C_1 = T.Buffer((48,), data=C.data)\n"
+                   "    P = T.allocate([75], \"float32\", \"global\")\n"
+                   "    P_1 = T.Buffer((75,), data=P)\n"
+                   "    for c in T.parallel(3):\n"
+                   "        for r0 in range(1):\n"
+                   "            P_1[c * 25 + r0 * 5] = T.float32(0)\n"
+                   "            for w0 in range(1, 5):\n"
+                   "                P_1[c * 25 + r0 * 5 + w0] = T.float32(0)\n"
+                   "        for r in range(1, 5):\n"
+                   "            P_1[c * 25 + r * 5] = T.float32(0)\n"
+                   "            for w in T.vectorized(1, 5):\n"
+                   "                P_1[c * 25 + r * 5 + w] = A_1[c * 16 + r * 4 + w - 5]\n"
+                   "        for h, x, kh, kw in T.grid(4, 4, 2, 2):\n"
+                   "            C_1[c * 16 + h * 4 + x] = C_1[c * 16 + h * 4 + x] + "
+                   "P_1[c * 25 + h * 5 + kh * 5 + x + kw]\n");
+  auto p = placements(compacted(f));
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].extent == 25);
+  CHECK(p[0].loop == "c");
+}
+
+TEST_CASE("compact-allocations: an init and its update inside a loop fill what a later nest reads",
+          "[passes][compact]") {
+  // A contraction's accumulator computed in two column blocks (init, then
+  // update, per block) and read by an epilogue over the whole row block.
+  PrimFunc f = tir("A: T.Buffer((4, 64), \"float32\"), C: T.Buffer((4, 64), \"float32\")",
+                   kViews.substr(0, kViews.find("    B = ")) +
+                       "    B = T.allocate([256], \"float32\", \"global\")\n"
+                       "    B_1 = T.Buffer((256,), data=B)\n"
+                       "    for po in T.parallel(2):\n"
+                       "        for jo in range(2):\n"
+                       "            for i, j in T.grid(4, 16):\n"
+                       "                B_1[i * 64 + po * 32 + jo * 16 + j] = T.float32(1)\n"
+                       "            for k, i2, j2 in T.grid(3, 4, 16):\n"
+                       "                B_1[i2 * 64 + po * 32 + jo * 16 + j2] = B_1[i2 * 64 + po * "
+                       "32 + jo * 16 + j2] + A_1[i2 * 64 + po * 32 + jo * 16 + j2] * T.float32(2)\n"
+                       "        for i3 in range(4):\n"
+                       "            for j3 in T.vectorized(32):\n"
+                       "                C_1[i3 * 64 + po * 32 + j3] = T.max(B_1[i3 * 64 + po * 32 + "
+                       "j3], T.float32(0))\n");
+  auto p = placements(compacted(f));
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].extent == 4 * 32);
+  CHECK(p[0].loop == "po");
+}
+
 TEST_CASE("compact-allocations: an iteration that reads its neighbour's part keeps the allocation",
           "[passes][compact]") {
   // Each iteration after the first also reads the last element the previous one wrote.
@@ -149,6 +201,36 @@ TEST_CASE("compact-allocations: guarded, read-modify-write and escaping writers 
                                   "B_1[j]) + A_1[po * 64 + j]\n"
                                   "        for j2 in range(64):\n"
                                   "            C_1[po * 64 + j2] = B_1[j2]\n");
+    auto p = placements(compacted(f));
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].loop == "");
+  }
+  SECTION("writers that leave a hole") {
+    PrimFunc f = tir(kParams, kViews +
+                                  "    for po in range(4):\n"
+                                  "        for j in range(30):\n"
+                                  "            B_1[po * 64 + j] = A_1[po * 64 + j]\n"
+                                  "        for j1 in range(31, 64):\n"
+                                  "            B_1[po * 64 + j1] = A_1[po * 64 + j1]\n"
+                                  "        for j2 in range(64):\n"
+                                  "            C_1[po * 64 + j2] = B_1[po * 64 + j2]\n");
+    auto p = placements(compact_allocations(f));
+    REQUIRE(p.size() == 1);
+    CHECK(p[0].loop == "");
+  }
+  SECTION("a nested update that reads the previous iteration's part before its own init") {
+    PrimFunc f = tir(kParams, kViews +
+                                  "    for po in range(4):\n"
+                                  "        for jo in range(2):\n"
+                                  "            for j2 in range(32):\n"
+                                  "                B_1[po * 64 + jo * 32 + j2] = T.if_then_else(po "
+                                  "== 0, T.float32(0), B_1[po * 64 + jo * 32 + j2 - 64]) + "
+                                  "T.float32(1)\n"
+                                  "            for j3 in range(32):\n"
+                                  "                B_1[po * 64 + jo * 32 + j3] = A_1[po * 64 + jo * "
+                                  "32 + j3]\n"
+                                  "        for j4 in range(64):\n"
+                                  "            C_1[po * 64 + j4] = B_1[po * 64 + j4]\n");
     auto p = placements(compacted(f));
     REQUIRE(p.size() == 1);
     CHECK(p[0].loop == "");
