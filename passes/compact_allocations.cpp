@@ -4,10 +4,9 @@
 //
 // Why: a producer or epilogue computed per outer iteration (compute_at,
 // reverse_compute_at: a conv's pad, its bias+clip) still writes a whole-size
-// intermediate. Every iteration touches a few kilobytes of it, but those
-// kilobytes are spread over the whole buffer, so each one is a cache miss and
-// a write-back: MobileNetV2's 16->96 1x1 conv moved 20 MB for 5 MB of output.
-// One iteration's part, reused, stays in L1.
+// intermediate. Every iteration touches a few kilobytes of it, spread over
+// the whole buffer (megabytes for a conv layer's output), which leave the
+// caches as they are written; one iteration's part, reused, stays in L1.
 //
 // The rule, on the flat form (after partition-loops, whose main parts have no
 // guards). Take an Allocate A and every load and store of a buffer over its
@@ -185,10 +184,12 @@ class Box {
     base_ = parts[0].base;
     for (int64_t c : strides) groups_.push_back({c, 1});
     const size_t k = groups_.size();
-    // Each writer's digit interval per group, relative to the first writer's constant.
+    // Each writer's digit interval per group, relative to the lowest first element.
+    int64_t origin = parts[0].constant;
+    for (const SplitIndex& s : parts) origin = std::min(origin, s.constant);
     std::vector<std::vector<std::pair<int64_t, int64_t>>> spans;
     for (const SplitIndex& s : parts) {
-      auto digits = digits_of(s.constant - parts[0].constant);
+      auto digits = digits_of(s.constant - origin);
       if (!digits) return false;
       std::vector<std::pair<int64_t, int64_t>> span(k);
       std::vector<bool> taken(k, false);
@@ -204,7 +205,7 @@ class Box {
       }
       spans.push_back(std::move(span));
     }
-    base_constant_ = parts[0].constant;
+    base_constant_ = origin;
     int64_t volume = 1;
     for (size_t g = 0; g < k; ++g) {
       int64_t lo = spans[0][g].first, hi = spans[0][g].second;
@@ -309,13 +310,15 @@ class Box {
     return s;
   }
 
-  // An offset as one digit per group (nearest first, so a stencil's small
-  // negative offset stays in its own group), or nullopt when it is not one.
+  // An offset from the box's origin as one digit per group (the mixed-radix
+  // digits of a point of the box; loop minimums are already folded into the
+  // offset, so an access's first element is such a point), or nullopt when
+  // it is not one.
   std::optional<std::vector<int64_t>> digits_of(int64_t offset) const {
     std::vector<int64_t> digit(groups_.size(), 0);
     for (size_t g = groups_.size(); g-- > 0;) {
       const int64_t c = groups_[g].stride;
-      digit[g] = static_cast<int64_t>(arith::floor_div(offset + c / 2, c));
+      digit[g] = static_cast<int64_t>(arith::floor_div(offset, c));
       offset -= digit[g] * c;
     }
     if (offset != 0) return std::nullopt;

@@ -112,28 +112,35 @@ TEST_CASE("compact-allocations: a stencil's shifted reads stay inside the writte
 
 TEST_CASE("compact-allocations: a pad split into border and interior writers is one box",
           "[passes][compact]") {
-  // What partition-loops makes of a pad computed per channel: row 0 and
-  // column 0 written apart from the interior, four stores covering 5x5 once.
+  // What partition-loops makes of a 1-pixel pad computed per channel: head,
+  // interior and tail rows, each with head, interior and tail columns: nine
+  // stores that cover the 6x6 plane once (the first element of the head
+  // row's tail column lies past the interior's, so digits are read from the
+  // plane's origin, not nearest).
+  std::string pad_rows;
+  for (const char* row : {"r0 in range(1)", "r in range(1, 5)", "r5 in range(5, 6)"}) {
+    const std::string v = std::string(row).substr(0, std::string(row).find(' '));
+    pad_rows += std::string("        for ") + row + ":\n";
+    pad_rows += "            P_1[c * 36 + " + v + " * 6] = T.float32(0)\n";
+    pad_rows += "            for w_" + v + " in T.vectorized(1, 5):\n";
+    pad_rows += "                P_1[c * 36 + " + v + " * 6 + w_" + v + "] = " +
+                (v == "r" ? "A_1[c * 16 + r * 4 + w_r - 5]" : std::string("T.float32(0)")) + "\n";
+    pad_rows += "            for t_" + v + " in range(5, 6):\n";
+    pad_rows += "                P_1[c * 36 + " + v + " * 6 + t_" + v + "] = T.float32(0)\n";
+  }
   PrimFunc f = tir("A: T.Buffer((3, 4, 4), \"float32\"), C: T.Buffer((3, 4, 4), \"float32\")",
                    "    A_1 = T.Buffer((48,), data=A.data)\n"
                    "    C_1 = T.Buffer((48,), data=C.data)\n"
-                   "    P = T.allocate([75], \"float32\", \"global\")\n"
-                   "    P_1 = T.Buffer((75,), data=P)\n"
-                   "    for c in T.parallel(3):\n"
-                   "        for r0 in range(1):\n"
-                   "            P_1[c * 25 + r0 * 5] = T.float32(0)\n"
-                   "            for w0 in range(1, 5):\n"
-                   "                P_1[c * 25 + r0 * 5 + w0] = T.float32(0)\n"
-                   "        for r in range(1, 5):\n"
-                   "            P_1[c * 25 + r * 5] = T.float32(0)\n"
-                   "            for w in T.vectorized(1, 5):\n"
-                   "                P_1[c * 25 + r * 5 + w] = A_1[c * 16 + r * 4 + w - 5]\n"
-                   "        for h, x, kh, kw in T.grid(4, 4, 2, 2):\n"
-                   "            C_1[c * 16 + h * 4 + x] = C_1[c * 16 + h * 4 + x] + "
-                   "P_1[c * 25 + h * 5 + kh * 5 + x + kw]\n");
+                   "    P = T.allocate([108], \"float32\", \"global\")\n"
+                   "    P_1 = T.Buffer((108,), data=P)\n"
+                   "    for c in T.parallel(3):\n" +
+                       pad_rows +
+                       "        for h, x, kh, kw in T.grid(4, 4, 3, 3):\n"
+                       "            C_1[c * 16 + h * 4 + x] = C_1[c * 16 + h * 4 + x] + "
+                       "P_1[c * 36 + h * 6 + kh * 6 + x + kw]\n");
   auto p = placements(compacted(f));
   REQUIRE(p.size() == 1);
-  CHECK(p[0].extent == 25);
+  CHECK(p[0].extent == 36);
   CHECK(p[0].loop == "c");
 }
 
