@@ -90,6 +90,11 @@ struct VecCtx {
   int lanes = 0;
   const VarNode* loop_var = nullptr;
   bool masked = false;  // the tail mask (k1 / the AVX2 mask register) is active
+  // A straight-line vectorized loop: the lane-0 address of some accesses
+  // (keyed by storage and index expression) computed once, in a register,
+  // for the first vector; this vector's lanes start `chunk` elements further.
+  const std::map<std::pair<const VarNode*, const ExprNode*>, int>* addresses = nullptr;
+  int64_t chunk = 0;
   int bytes() const { return lanes * 4; }
 };
 
@@ -166,6 +171,10 @@ class FunctionEmitter {
   // guards touches no element its serial loop would not.
   int eval_vec_load(const Expr& index, const Buffer& b, const VecCtx& cx, int guard = -1,
                     bool negate = false);
+  // The address of lane 0 of a vector access at `index` (its lane-0 index
+  // `base`): from cx.addresses when the loop computed it, else computed here.
+  Xbyak::RegExp vector_address(const Buffer& b, const Expr& index, const Expr& base,
+                               int64_t stride, const VecCtx& cx, int* index_temp);
   void emit_vec_store(const BufferStoreNode& s, const VecCtx& cx);
   void emit_vectorized(const ForNode& f);
   void emit_tail_mask(const Xbyak::Reg64& remaining, int lanes);

@@ -33,6 +33,7 @@
 #include "codegen/x86/emitter.h"
 #include "codegen/x86/math.h"
 #include "ir/arith/linear_form.h"
+#include "ir/eval/numeric.h"
 #include "ir/functor.h"
 #include "ir/structural.h"
 
@@ -48,6 +49,9 @@ const int kMaskReg = 13;  // AVX2 tail mask (ymm13); AVX-512 uses k1
 // A vectorized loop of constant extent up to this many full vectors is
 // emitted straight-line (an elementwise row of a register tile, a bias init).
 constexpr int64_t kMaxUnrolledVectorChunks = 4;
+// Registers such a loop may hold addresses in, leaving enough for the rest.
+constexpr size_t kMaxVectorAddressRegisters = 4;
+constexpr int kKeepFreeGprs = 4;
 const int kScratchA = 15, kScratchB = 14;
 
 Xmm vr(int idx, int bytes) {
@@ -316,6 +320,16 @@ void FunctionEmitter::emit_tail_mask(const Reg64& remaining, int lanes) {
     code_.vpcmpgtd(vr(kMaskReg, bytes), vr(kScratchA, bytes), m_.pool.table(iota));
 }
 
+Xbyak::RegExp FunctionEmitter::vector_address(const Buffer& b, const Expr& index,
+                                              const Expr& base, int64_t stride, const VecCtx& cx,
+                                              int* index_temp) {
+  if (cx.addresses)
+    if (auto it = cx.addresses->find({b->data.get(), index.get()}); it != cx.addresses->end())
+      return Xbyak::RegExp(Reg64(it->second)) +
+             static_cast<int>(cx.chunk * stride * b->dtype.bytes());
+  return element_address(b, base, index_temp);
+}
+
 int FunctionEmitter::eval_vec_load(const Expr& index, const Buffer& b, const VecCtx& cx, int guard,
                                    bool negate) {
   DataType et = b->dtype;
@@ -357,7 +371,7 @@ int FunctionEmitter::eval_vec_load(const Expr& index, const Buffer& b, const Vec
     }
   };
   if (stride == 1) {
-    Xbyak::RegExp a = element_address(b, base, &idx);
+    Xbyak::RegExp a = vector_address(b, index, base, stride, cx, &idx);
     int out = regs_.alloc(RegClass::Vec, bytes, !avx512);
     Xmm d = vr(regs_.reg(out), bytes);
     if (guard >= 0) {
@@ -378,7 +392,7 @@ int FunctionEmitter::eval_vec_load(const Expr& index, const Buffer& b, const Vec
   // Stride 2, every lane read: the even elements of two overlapping loads
   // (elements 0..lanes-1 and lanes-1..2*lanes-2, so none past the last lane's).
   if (stride == 2 && guard < 0 && !cx.masked && (bytes == 64 || (bytes == 32 && !avx512))) {
-    Xbyak::RegExp a = element_address(b, base, &idx);
+    Xbyak::RegExp a = vector_address(b, index, base, stride, cx, &idx);
     int out = regs_.alloc(RegClass::Vec, bytes, !avx512);
     Xmm d = vr(regs_.reg(out), bytes);
     code_.vmovups(d, ptr[a]);
@@ -408,7 +422,7 @@ int FunctionEmitter::eval_vec_load(const Expr& index, const Buffer& b, const Vec
     int32_t o = static_cast<int32_t>(stride * i);
     std::memcpy(offsets.data() + 4 * i, &o, 4);
   }
-  Xbyak::RegExp a = element_address(b, base, &idx);
+  Xbyak::RegExp a = vector_address(b, index, base, stride, cx, &idx);
   code_.lea(rax, ptr[a]);
   if (idx >= 0) regs_.release(idx);
   int vidx = regs_.alloc(RegClass::Vec, bytes, !avx512);
@@ -479,6 +493,12 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
     return fv;
   };
   int out = -1;
+  if (auto* f = e.as<FloatImmNode>(); f && t == DataType::float32()) {
+    // A float32 constant: its splat from the pool, one load.
+    out = new_vec();
+    code_.vmovups(V(out), m_.pool.splat_f32(static_cast<float>(numeric::round_to_float(t, f->value))));
+    return out;
+  }
   if (e.dtype().is_scalar() && !depends_on(e, cx.loop_var)) {
     out = broadcast_scalar(eval(e), t);
     regs_.unpin_all();
@@ -778,7 +798,7 @@ void FunctionEmitter::emit_vec_store(const BufferStoreNode& s, const VecCtx& cx)
   int v = eval_vec(s.value, cx);
   int idx = -1;
   if (stride == 1) {
-    Xbyak::RegExp a = element_address(s.buffer, base, &idx);
+    Xbyak::RegExp a = vector_address(s.buffer, s.indices[0], base, stride, cx, &idx);
     Xmm x = vr(regs_.reg(v), bytes);
     if (!cx.masked)
       code_.vmovups(ptr[a], x);
@@ -795,7 +815,7 @@ void FunctionEmitter::emit_vec_store(const BufferStoreNode& s, const VecCtx& cx)
       int32_t o = static_cast<int32_t>(stride * i);
       std::memcpy(offsets.data() + 4 * i, &o, 4);
     }
-    Xbyak::RegExp a = element_address(s.buffer, base, &idx);
+    Xbyak::RegExp a = vector_address(s.buffer, s.indices[0], base, stride, cx, &idx);
     code_.lea(rax, ptr[a]);
     int vidx = regs_.alloc(RegClass::Vec, bytes, false);
     Xmm vi = vr(regs_.reg(vidx), bytes), x = vr(regs_.reg(v), bytes);
@@ -939,17 +959,54 @@ void FunctionEmitter::emit_vectorized(const ForNode& f) {
   auto const_extent = as_const_int(f.extent);
   if (const_extent && *const_extent >= 0 && *const_extent / lanes <= kMaxUnrolledVectorChunks) {
     // A short constant extent: its full vectors straight-line, then a tail
-    // under a mask known here; no compare or branch per vector.
+    // under a mask known here; no compare or branch per vector. The
+    // addresses of the accesses that move with the loop are computed once,
+    // for the first vector; later vectors add a displacement.
+    std::map<std::pair<const VarNode*, const ExprNode*>, int> addresses;
+    if (*const_extent > lanes) {
+      std::vector<std::pair<Buffer, Expr>> accesses;
+      for (const BufferStoreNode* s : stores) {
+        accesses.emplace_back(s->buffer, s->indices[0]);
+        struct Loads : ExprVisitor {
+          std::vector<std::pair<Buffer, Expr>>* out;
+          void visit_load(const BufferLoadNode* n) override {
+            if (n->indices.size() == 1) out->emplace_back(n->buffer, n->indices[0]);
+            ExprVisitor::visit_load(n);
+          }
+        } loads;
+        loads.out = &accesses;
+        loads.visit(s->value);
+      }
+      for (const auto& [b, index] : accesses) {
+        const std::pair<const VarNode*, const ExprNode*> key{b->data.get(), index.get()};
+        if (addresses.count(key) || addresses.size() >= kMaxVectorAddressRegisters) continue;
+        int64_t stride;
+        Expr base;
+        if (!vector_stride(index, cx, &stride, &base) || stride == 0) continue;
+        const int g = regs_.take_gpr(kKeepFreeGprs);
+        if (g < 0) break;
+        int idx = -1;
+        Xbyak::RegExp a = element_address(b, base, &idx);
+        code_.lea(Reg64(g), ptr[a]);
+        if (idx >= 0) regs_.release(idx);
+        regs_.unpin_all();
+        addresses[key] = g;
+      }
+      cx.addresses = &addresses;
+    }
     for (int64_t c = 0; c < *const_extent / lanes; ++c) {
+      cx.chunk = c * lanes;
       for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
       next_chunk();
     }
     if (const int64_t rest = *const_extent % lanes) {
+      cx.chunk = *const_extent / lanes * lanes;
       code_.mov(rax, rest);
       emit_tail_mask(rax, lanes);
       cx.masked = true;
       for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
     }
+    for (const auto& [key, g] : addresses) regs_.give_back_gpr(g);
   } else {
     Xbyak::Label full, tail, done;
     code_.L(full);
