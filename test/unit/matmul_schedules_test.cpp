@@ -29,6 +29,12 @@ TEST_CASE("matmul schedule: tiles fit the register budget and divide the shape",
   MatmulTiling w = choose_matmul_tiling(17, 33, 65, Target{Isa::avx512});
   CHECK(w.columns == 33);
   CHECK(w.rows == 1);  // 17 is prime: 17 x 3 vectors would not fit
+  // A matrix-vector product (MobileNetV2's classifier): B is read once, so
+  // the widest tile (16 vectors, 250 of 256 lanes used) and no k blocks.
+  MatmulTiling x = choose_matmul_tiling(1, 1000, 1280, Target{Isa::avx512});
+  CHECK(x.rows == 1);
+  CHECK(x.columns == 250);
+  CHECK(x.kc == 1280);
 }
 
 TEST_CASE("matmul schedule: applies and computes the same as the plain matmul", "[contraction]") {

@@ -20,9 +20,14 @@ MatmulTiling choose_matmul_tiling(int64_t m, int64_t n, int64_t k, const Target&
       const double efficiency = double(columns) / double(used * lanes);
       // Measured (AVX-512, 192..1024): 2-3 vectors wide with as many rows as
       // fit beats wider tiles (8x32: 138 GFLOPS at 256^3, 4x64: 111); then
-      // more accumulators, then more rows.
-      double score = efficiency * ((used >= 2 && used <= 3 ? 1000.0 : 0.0) + double(rows * used)) +
-                     1e-3 * double(rows);
+      // more accumulators, then more rows. With fewer rows than that (a
+      // matrix-vector product: each B element is used once, the loads
+      // bound it) the widest tile reads B in the longest runs.
+      const bool narrow_is_better = m >= 4;
+      double score =
+          efficiency * ((narrow_is_better && used >= 2 && used <= 3 ? 1000.0 : 0.0) +
+                        double(rows * used)) +
+          1e-3 * double(rows);
       if (score > best_score) {
         best_score = score;
         best.rows = rows;
@@ -30,10 +35,11 @@ MatmulTiling choose_matmul_tiling(int64_t m, int64_t n, int64_t k, const Target&
       }
     }
   }
-  // The B panel kc x columns should stay in L1.
+  // The B panel kc x columns should stay in L1, for the next row block to
+  // reuse; with a single row block nothing reuses it, and k stays whole.
   best.kc = 1;
   for (int64_t kc = 1; kc <= k; ++kc)
-    if (k % kc == 0 && kc * best.columns * 4 <= l1d_bytes) best.kc = kc;
+    if (k % kc == 0 && (best.rows == m || kc * best.columns * 4 <= l1d_bytes)) best.kc = kc;
   return best;
 }
 

@@ -17,10 +17,11 @@ struct MatmulTiling {
 
 // The tile for C[m, n] += A[m, k] * B[k, n] on target: rows x vectors
 // accumulators within the register budget, dividing m and n; 2-3 vectors
-// wide when n allows, then the most accumulators, then the most rows, each
-// weighed by the share of lanes used (a width that is not a multiple of the
-// lanes ends in a masked vector).
-// kc: the largest divisor of k whose kc x columns panel of B fits l1d_bytes.
+// wide when n allows (and m has 4 rows or more), then the most
+// accumulators, then the most rows, each weighed by the share of lanes used
+// (a width that is not a multiple of the lanes ends in a masked vector).
+// kc: the largest divisor of k whose kc x columns panel of B fits l1d_bytes;
+// all of k when the tile covers every row (nothing reuses the panel).
 MatmulTiling choose_matmul_tiling(int64_t m, int64_t n, int64_t k, const Target& target,
                                   int64_t l1d_bytes = 32 * 1024);
 
