@@ -61,53 +61,56 @@ bool close(const tirc::NDArray& got, const tirc::NDArray& want, double& max_abs)
   return ok;
 }
 
-// Benchmarks one model directory; false when its output does not match.
+// Benchmarks one model directory at each thread count, compiled for that
+// count (as `TIRC_NUM_THREADS=N tirc compile` schedules it); false when its
+// output does not match.
 bool bench_model(const std::string& dir, const std::vector<int>& threads, double min_time) {
   using namespace tirc;
   std::string name = std::filesystem::path(dir).filename().string();
-  auto start = Clock::now();
-  IRModule m = import_onnx_module(dir + "/model.onnx");
-  Target target = host_target();
-  RuleContext cx;
-  cx.cpu = host_cpu_model(target);
-  IRModule scheduled = auto_schedule(m, cx).schedule.mod();
-  GeneratorOptions options;
-  options.target = target;
-  JitModule jit(generate_x86_module(lower(scheduled), "bench", options));
-  double compile_s = seconds_since(start);
-
-  std::string entry;
-  for (const auto& [fname, f] : scheduled.functions())
-    if (is_entry(f)) entry = fname;
-  if (entry.empty()) throw Error(dir + "/model.onnx: the module has no entry function");
-  const PrimFunc& f = scheduled.at(entry);
-  size_t inputs = 0;
-  std::vector<NDArray> args;
-  while (std::filesystem::exists(tensor_file(dir, "input", inputs)))
-    args.push_back(onnx::read_tensor_proto_file(tensor_file(dir, "input", inputs++)));
-  for (size_t i = args.size(); i < f->params.size(); ++i) {
-    std::vector<int64_t> shape;
-    for (const Expr& e : f->params[i].buffer->shape) shape.push_back(e.as<IntImmNode>()->value);
-    args.emplace_back(f->params[i].buffer->dtype, shape);
-  }
-  std::vector<Argument> call;
-  for (NDArray& a : args) call.push_back({&a});
-
-  auto run = [&] {
-    if (int rc = call_jit(jit, "bench_" + entry, f, call); rc != 0)
-      throw Error(name + ": the entry returned " + std::to_string(rc));
-  };
-  run();
-  double max_abs = 0;
-  bool ok = true;
-  for (size_t i = inputs; i < args.size(); ++i) {
-    std::string want = tensor_file(dir, "output", i - inputs);
-    if (std::filesystem::exists(want))
-      ok &= close(args[i], onnx::read_tensor_proto_file(want), max_abs);
-  }
-
+  bool all_ok = true;
   for (int n : threads) {
+    auto start = Clock::now();
+    IRModule m = import_onnx_module(dir + "/model.onnx");
+    Target target = host_target();
+    RuleContext cx;
+    cx.cpu = host_cpu_model(target);
+    cx.cpu.threads = n;
+    IRModule scheduled = auto_schedule(m, cx).schedule.mod();
+    GeneratorOptions options;
+    options.target = target;
+    JitModule jit(generate_x86_module(lower(scheduled), "bench", options));
+    double compile_s = seconds_since(start);
+
+    std::string entry;
+    for (const auto& [fname, f] : scheduled.functions())
+      if (is_entry(f)) entry = fname;
+    if (entry.empty()) throw Error(dir + "/model.onnx: the module has no entry function");
+    const PrimFunc& f = scheduled.at(entry);
+    size_t inputs = 0;
+    std::vector<NDArray> args;
+    while (std::filesystem::exists(tensor_file(dir, "input", inputs)))
+      args.push_back(onnx::read_tensor_proto_file(tensor_file(dir, "input", inputs++)));
+    for (size_t i = args.size(); i < f->params.size(); ++i) {
+      std::vector<int64_t> shape;
+      for (const Expr& e : f->params[i].buffer->shape) shape.push_back(e.as<IntImmNode>()->value);
+      args.emplace_back(f->params[i].buffer->dtype, shape);
+    }
+    std::vector<Argument> call;
+    for (NDArray& a : args) call.push_back({&a});
+
     tirc_set_num_threads(n);
+    auto run = [&] {
+      if (int rc = call_jit(jit, "bench_" + entry, f, call); rc != 0)
+        throw Error(name + ": the entry returned " + std::to_string(rc));
+    };
+    run();
+    double max_abs = 0;
+    bool ok = true;
+    for (size_t i = inputs; i < args.size(); ++i) {
+      std::string want = tensor_file(dir, "output", i - inputs);
+      if (std::filesystem::exists(want))
+        ok &= close(args[i], onnx::read_tensor_proto_file(want), max_abs);
+    }
     double best = bench::best_seconds(run, bench::Budget{10, min_time, 30 * min_time});
     std::printf(
         "tirc model=%s threads=%d latency_ms=%.4f compile_ms=%.1f kernels=%zu check=%s "
@@ -115,8 +118,9 @@ bool bench_model(const std::string& dir, const std::vector<int>& threads, double
         name.c_str(), tirc_get_num_threads(), best * 1e3, compile_s * 1e3, scheduled.size() - 1,
         ok ? "ok" : "MISMATCH", max_abs);
     std::fflush(stdout);
+    all_ok &= ok;
   }
-  return ok;
+  return all_ok;
 }
 
 std::vector<int> parse_threads(const std::string& list) {

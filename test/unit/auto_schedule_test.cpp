@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "codegen_test_util.h"
+#include "ir/functor.h"
 #include "ir/onnx/build_module.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
@@ -167,6 +168,59 @@ TEST_CASE("global average pooling: the channel loop is vectorized past unit dime
     CHECK(stats.vectorized_loops == 3);  // the init, the sum and the scaling
     CHECK(stats.serial_fallbacks == 0);
     check(m, r, std::string("global average pool ") + Target{isa}.name());
+  }
+}
+
+TEST_CASE("one thread: the epilogue still runs per outer block, on a block-sized intermediate",
+          "[tuner][auto]") {
+  // C = A * B then D = max(C, 0) with a batch of one, as the frontend writes
+  // a 1x1 convolution over pixels: with one thread there is no parallel
+  // loop, but the outer loop must still walk column blocks (not just the
+  // batch), the epilogue is computed after each, and lowering allocates the
+  // intermediate inside that loop.
+  const std::string text =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((48, 32), \"float32\"), B: T.Buffer((1, 32, 256), \"float32\"), "
+      "D: T.Buffer((1, 48, 256), \"float32\")):\n"
+      "    C = T.alloc_buffer((1, 48, 256))\n"
+      "    for n, i, j, k in T.grid(1, 48, 256, 32):\n"
+      "        with T.block(\"C\"):\n"
+      "            vn, vi, vj, vk = T.axis.remap(\"SSSR\", [n, i, j, k])\n"
+      "            with T.init():\n"
+      "                C[vn, vi, vj] = T.float32(0)\n"
+      "            C[vn, vi, vj] = C[vn, vi, vj] + A[vi, vk] * B[vn, vk, vj]\n"
+      "    for n, i, j in T.grid(1, 48, 256):\n"
+      "        with T.block(\"D\"):\n"
+      "            vn, vi, vj = T.axis.remap(\"SSS\", [n, i, j])\n"
+      "            D[vn, vi, vj] = T.max(C[vn, vi, vj], T.float32(0))\n";
+  for (Isa isa : {Isa::avx512, Isa::avx2}) {
+    IRModule m = parse_module(text, "mm_relu.tir");
+    RuleContext cx;
+    CpuModel base;
+    base.target = Target{isa};
+    cx.cpu = parse_cpu_model("l1d=32K,l2=1M,l3=32M,threads=1", base);
+    AutoScheduleResult r = auto_schedule(m, cx);
+    REQUIRE(!r.blocks.empty());
+    INFO(r.blocks[0].note);
+    CHECK(r.blocks[0].rule == "tile-contraction");
+    CHECK(r.blocks[0].note.find("parallel") == std::string::npos);
+    CHECK(r.blocks[0].note.find("D computed after each outer iteration") != std::string::npos);
+    PrimFunc lowered = lower(r.schedule.mod().at("main"));
+    struct Finder : StmtVisitor {
+      int in_loops = 0, loops = 0;
+      void visit_for(const ForNode* n) override {
+        ++loops;
+        StmtVisitor::visit_for(n);
+        --loops;
+      }
+      void visit_allocate(const AllocateNode* n) override {
+        if (loops > 0) ++in_loops;
+        StmtVisitor::visit_allocate(n);
+      }
+    } finder;
+    finder.visit(lowered->body);
+    CHECK(finder.in_loops == 1);
+    check(m, r, std::string("matmul + relu, one thread, ") + Target{isa}.name());
   }
 }
 

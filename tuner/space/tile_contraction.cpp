@@ -155,15 +155,17 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   Tiled j = tile(sch, J.rv, J.extent, t.columns, 64, cx);
   Tiled k = tile(sch, K.rv, K.extent, t.kc, 256, cx);
 
-  // Enough parallel iterations above the reduction: the batch loops (a
+  // Enough outer iterations above the reduction: the batch loops (a
   // convolution's output rows, a depthwise one's channels) when they make a
   // few chunks per thread, else the column blocks join them, then the row
-  // blocks.
+  // blocks. On one thread too the outer loop must have more than one
+  // iteration: the producer and the epilogue are computed per iteration of
+  // it, on one block's data while it is in cache.
   int64_t chunks = 1;
   for (int b : batch) chunks *= nest->loops[b].extent;
   const int64_t work = chunks * I.extent * J.extent * k_total;
   const bool parallel = cx.cpu.threads > 1 && work >= (int64_t{1} << 16);
-  const int64_t wanted = parallel ? 4 * cx.cpu.threads : 1;
+  const int64_t wanted = parallel ? 4 * cx.cpu.threads : 2;
   std::vector<LoopRV> prefix;
   for (int b : batch) prefix.push_back(nest->loops[b].rv);
   const bool columns_outside = chunks < wanted || prefix.empty();
@@ -171,7 +173,7 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
     prefix.push_back(j.outer);
     chunks *= j.outer_extent;
   }
-  const bool rows_outside = parallel && chunks < wanted && i.outer_extent > 1;
+  const bool rows_outside = chunks < wanted && i.outer_extent > 1;
   if (rows_outside) prefix.push_back(i.outer);
   std::vector<LoopRV> order = prefix;
   if (!columns_outside) order.push_back(j.outer);
