@@ -91,8 +91,9 @@ struct TircConv {
   JitModule::PackedFn fn = nullptr;
 };
 
-// The frontend's kernel for one Conv node with X and W as parameters.
-TircConv build_tirc(const Layer& l) {
+// The frontend's kernel for one Conv node with X and W as parameters,
+// scheduled for `threads` (as `TIRC_NUM_THREADS=threads tirc compile` does).
+TircConv build_tirc(const Layer& l, int threads) {
   using namespace onnx;
   Graph g;
   g.name = "conv_bench";
@@ -118,6 +119,7 @@ TircConv build_tirc(const Layer& l) {
   mod.add("conv", build_group_kernel(g, KernelGroup{{0}}, "conv").func);
   RuleContext cx;
   cx.cpu = host_cpu_model(host_target());
+  cx.cpu.threads = threads;
   mod = auto_schedule(mod, cx).schedule.mod();
   GeneratorOptions options;
   options.target = host_target();
@@ -203,7 +205,7 @@ struct Row {
 int run(bool quick, const std::vector<int>& threads) {
   const dnnl_version_t* v = dnnl_version();
   std::printf("# oneDNN %d.%d.%d (%s runtime), layouts: oneDNN's preferred (reorders untimed); "
-              "tirc: NCHW, default schedule for %s\n",
+              "tirc: NCHW, default schedule for %s at each thread count\n",
               v->major, v->minor, v->patch, v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other",
               host_target().name().c_str());
   const Budget budget = quick ? Budget{3, 0.01, 0.5} : Budget{20, 0.3, 3.0};
@@ -218,9 +220,9 @@ int run(bool quick, const std::vector<int>& threads) {
     std::vector<float> y(size_t(l.out_channels * o * o)), ref(y.size());
     for (float& e : x) e = uniform(rng);
     for (float& e : w) e = uniform(rng);
-    TircConv tirc = build_tirc(l);
     void* args[] = {x.data(), w.data(), y.data()};
     for (int t : threads) {
+      TircConv tirc = build_tirc(l, t);
       tirc_set_num_threads(t);
       omp_set_num_threads(t);
       // oneDNN fixes its thread count when the primitive is made: one per count.
