@@ -63,9 +63,11 @@ namespace tirc {
 
 namespace {
 
-// At most this many bytes move into a loop: one iteration's part is meant to
-// stay in a core's own caches, and a parallel body's stack is limited.
-constexpr int64_t kMaxCompactBytes = 256 << 10;
+// At most this many bytes move into loops, per function: one iteration's
+// part is meant to stay in a core's own caches, and code generators keep
+// such storage on the stack only within a budget (the x86 one: 256 KiB
+// outside parallel loops), beyond which each iteration would allocate.
+constexpr int64_t kMaxCompactBytes = 192 << 10;
 
 struct Access {
   const void* node;  // the BufferLoadNode or BufferStoreNode
@@ -356,7 +358,7 @@ class Compactor {
     if (!box_->build(*writers)) return std::nullopt;
     auto whole = as_const_int(alloc_.extents.at(0));
     if (!whole || box_->size() >= *whole || box_->size() * alloc_.dtype.bytes() > kMaxCompactBytes)
-      return std::nullopt;
+      return std::nullopt;  // (the total is checked in compact_allocations)
     std::unordered_map<const void*, Expr> out;
     for (const Access& a : all_.accesses) {
       auto index = box_->index(a.index);
@@ -591,10 +593,15 @@ PrimFunc compact_allocations(const PrimFunc& f) {
   std::unordered_set<const VarNode*> tried;
   passes::NameSet names(f);
   Stmt body = f->body;
+  int64_t moved = 0;
   for (;;) {
     CompactionFinder finder(tried, names);
     finder.visit(body);
     if (!finder.found) break;
+    int64_t bytes = 0;
+    for (const Part& p : finder.found->parts) bytes += p.size * finder.found->alloc->dtype.bytes();
+    if (moved + bytes > kMaxCompactBytes) continue;  // this one stays where it was
+    moved += bytes;
     body = CompactionRewriter(*finder.found).mutate(body);
   }
   return body.same_as(f->body) ? f : with_body(f, body);
