@@ -204,10 +204,11 @@ struct Row {
 
 int run(bool quick, const std::vector<int>& threads) {
   const dnnl_version_t* v = dnnl_version();
-  std::printf("# oneDNN %d.%d.%d (%s runtime), layouts: oneDNN's preferred (reorders untimed); "
-              "tirc: NCHW, default schedule for %s at each thread count\n",
-              v->major, v->minor, v->patch, v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other",
-              host_target().name().c_str());
+  std::printf(
+      "# oneDNN %d.%d.%d (%s runtime), layouts: oneDNN's preferred (reorders untimed); "
+      "tirc: NCHW, default schedule for %s at each thread count\n",
+      v->major, v->minor, v->patch, v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other",
+      host_target().name().c_str());
   const Budget budget = quick ? Budget{3, 0.01, 0.5} : Budget{20, 0.3, 3.0};
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);

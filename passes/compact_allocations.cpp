@@ -73,7 +73,7 @@ struct Access {
   const void* node;  // the BufferLoadNode or BufferStoreNode
   Expr index;
   bool is_store;
-  bool guarded;                         // under an IfThenElse below the walk's root
+  bool guarded;                       // under an IfThenElse below the walk's root
   std::vector<const ForNode*> loops;  // enclosing loops below the walk's root, outermost first
 };
 
@@ -96,8 +96,7 @@ class AccessCollector : public StmtVisitor {
     StmtVisitor::visit_load(n);
   }
   void visit_store(const BufferStoreNode* n) override {
-    if (n->buffer && n->buffer->data.get() == data_)
-      record(n, n->indices, true, n->value.dtype());
+    if (n->buffer && n->buffer->data.get() == data_) record(n, n->indices, true, n->value.dtype());
     StmtVisitor::visit_store(n);
   }
   void visit_for(const ForNode* n) override {
@@ -156,8 +155,8 @@ struct LoopRange {
 
 // An index as base + constant + sum coef * (inner loop variable).
 struct SplitIndex {
-  std::map<const VarNode*, int64_t> base;  // terms in variables defined outside the statement
-  int64_t constant = 0;                    // with every inner loop's min folded in
+  std::map<const VarNode*, int64_t> base;       // terms in variables defined outside the statement
+  int64_t constant = 0;                         // with every inner loop's min folded in
   std::vector<std::pair<Expr, int64_t>> inner;  // each term a loop variable
 };
 
@@ -381,7 +380,8 @@ class Compactor {
     AccessCollector c(alloc_.buffer_var.get());
     c.visit(s);
     if (c.accesses.empty()) return std::nullopt;
-    if (std::all_of(c.accesses.begin(), c.accesses.end(), [](const Access& a) { return a.is_store; })) {
+    if (std::all_of(c.accesses.begin(), c.accesses.end(),
+                    [](const Access& a) { return a.is_store; })) {
       std::vector<const Access*> stores;
       for (const Access& a : c.accesses) {
         const Access* w = by_node_.at(a.node);
@@ -490,7 +490,8 @@ class CompactionFinder : public StmtVisitor {
       auto part = part_in(a, c.accesses);
       if (!part) return std::nullopt;
       const size_t k = out.parts.size();
-      Var data = k == 0 ? a.buffer_var : make_var(names_.fresh(a.buffer_var->name), a.buffer_var->dtype);
+      Var data =
+          k == 0 ? a.buffer_var : make_var(names_.fresh(a.buffer_var->name), a.buffer_var->dtype);
       out.parts.push_back({part->loop, data, part->size});
       for (auto& [node, index] : part->indices) out.accesses[node] = {k, index};
     }
@@ -517,7 +518,8 @@ class CompactionFinder : public StmtVisitor {
       const ForNode* loop = common[i];
       if (loop->for_kind != ForKind::Serial && loop->for_kind != ForKind::Parallel) continue;
       Compactor compactor(a, *loop);
-      if (auto indices = compactor.plan()) return Found{loop, compactor.size(), std::move(*indices)};
+      if (auto indices = compactor.plan())
+        return Found{loop, compactor.size(), std::move(*indices)};
     }
     return std::nullopt;
   }
@@ -542,9 +544,8 @@ class CompactionRewriter : public StmtMutator {
     if (!part) return StmtMutator::mutate_for(s, n);
     const AllocateNode& a = *c_.alloc;
     DataType t = a.extents[0].dtype();
-    auto inner = std::make_shared<AllocateNode>(part->data, a.dtype,
-                                                std::vector<Expr>{make_int(part->size, t)},
-                                                a.scope, mutate(n->body));
+    auto inner = std::make_shared<AllocateNode>(
+        part->data, a.dtype, std::vector<Expr>{make_int(part->size, t)}, a.scope, mutate(n->body));
     inner->loc = a.loc;
     auto m = std::make_shared<ForNode>(n->loop_var, n->min, n->extent, n->for_kind,
                                        Stmt(std::move(inner)), n->thread_tag, n->annotations);

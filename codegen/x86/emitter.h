@@ -173,8 +173,8 @@ class FunctionEmitter {
                     bool negate = false);
   // The address of lane 0 of a vector access at `index` (its lane-0 index
   // `base`): from cx.addresses when the loop computed it, else computed here.
-  Xbyak::RegExp vector_address(const Buffer& b, const Expr& index, const Expr& base,
-                               int64_t stride, const VecCtx& cx, int* index_temp);
+  Xbyak::RegExp vector_address(const Buffer& b, const Expr& index, const Expr& base, int64_t stride,
+                               const VecCtx& cx, int* index_temp);
   void emit_vec_store(const BufferStoreNode& s, const VecCtx& cx);
   void emit_vectorized(const ForNode& f);
   void emit_tail_mask(const Xbyak::Reg64& remaining, int lanes);

@@ -320,9 +320,8 @@ void FunctionEmitter::emit_tail_mask(const Reg64& remaining, int lanes) {
     code_.vpcmpgtd(vr(kMaskReg, bytes), vr(kScratchA, bytes), m_.pool.table(iota));
 }
 
-Xbyak::RegExp FunctionEmitter::vector_address(const Buffer& b, const Expr& index,
-                                              const Expr& base, int64_t stride, const VecCtx& cx,
-                                              int* index_temp) {
+Xbyak::RegExp FunctionEmitter::vector_address(const Buffer& b, const Expr& index, const Expr& base,
+                                              int64_t stride, const VecCtx& cx, int* index_temp) {
   if (cx.addresses)
     if (auto it = cx.addresses->find({b->data.get(), index.get()}); it != cx.addresses->end())
       return Xbyak::RegExp(Reg64(it->second)) +
@@ -496,7 +495,8 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
   if (auto* f = e.as<FloatImmNode>(); f && t == DataType::float32()) {
     // A float32 constant: its splat from the pool, one load.
     out = new_vec();
-    code_.vmovups(V(out), m_.pool.splat_f32(static_cast<float>(numeric::round_to_float(t, f->value))));
+    code_.vmovups(V(out),
+                  m_.pool.splat_f32(static_cast<float>(numeric::round_to_float(t, f->value))));
     return out;
   }
   if (e.dtype().is_scalar() && !depends_on(e, cx.loop_var)) {

@@ -148,21 +148,22 @@ TEST_CASE("compact-allocations: an init and its update inside a loop fill what a
           "[passes][compact]") {
   // A contraction's accumulator computed in two column blocks (init, then
   // update, per block) and read by an epilogue over the whole row block.
-  PrimFunc f = tir("A: T.Buffer((4, 64), \"float32\"), C: T.Buffer((4, 64), \"float32\")",
-                   kViews.substr(0, kViews.find("    B = ")) +
-                       "    B = T.allocate([256], \"float32\", \"global\")\n"
-                       "    B_1 = T.Buffer((256,), data=B)\n"
-                       "    for po in T.parallel(2):\n"
-                       "        for jo in range(2):\n"
-                       "            for i, j in T.grid(4, 16):\n"
-                       "                B_1[i * 64 + po * 32 + jo * 16 + j] = T.float32(1)\n"
-                       "            for k, i2, j2 in T.grid(3, 4, 16):\n"
-                       "                B_1[i2 * 64 + po * 32 + jo * 16 + j2] = B_1[i2 * 64 + po * "
-                       "32 + jo * 16 + j2] + A_1[i2 * 64 + po * 32 + jo * 16 + j2] * T.float32(2)\n"
-                       "        for i3 in range(4):\n"
-                       "            for j3 in T.vectorized(32):\n"
-                       "                C_1[i3 * 64 + po * 32 + j3] = T.max(B_1[i3 * 64 + po * 32 + "
-                       "j3], T.float32(0))\n");
+  PrimFunc f =
+      tir("A: T.Buffer((4, 64), \"float32\"), C: T.Buffer((4, 64), \"float32\")",
+          kViews.substr(0, kViews.find("    B = ")) +
+              "    B = T.allocate([256], \"float32\", \"global\")\n"
+              "    B_1 = T.Buffer((256,), data=B)\n"
+              "    for po in T.parallel(2):\n"
+              "        for jo in range(2):\n"
+              "            for i, j in T.grid(4, 16):\n"
+              "                B_1[i * 64 + po * 32 + jo * 16 + j] = T.float32(1)\n"
+              "            for k, i2, j2 in T.grid(3, 4, 16):\n"
+              "                B_1[i2 * 64 + po * 32 + jo * 16 + j2] = B_1[i2 * 64 + po * "
+              "32 + jo * 16 + j2] + A_1[i2 * 64 + po * 32 + jo * 16 + j2] * T.float32(2)\n"
+              "        for i3 in range(4):\n"
+              "            for j3 in T.vectorized(32):\n"
+              "                C_1[i3 * 64 + po * 32 + j3] = T.max(B_1[i3 * 64 + po * 32 + "
+              "j3], T.float32(0))\n");
   auto p = placements(compacted(f));
   REQUIRE(p.size() == 1);
   CHECK(p[0].extent == 4 * 32);
@@ -226,18 +227,19 @@ TEST_CASE("compact-allocations: guarded, read-modify-write and escaping writers 
     CHECK(p[0].loop == "");
   }
   SECTION("a nested update that reads the previous iteration's part before its own init") {
-    PrimFunc f = tir(kParams, kViews +
-                                  "    for po in range(4):\n"
-                                  "        for jo in range(2):\n"
-                                  "            for j2 in range(32):\n"
-                                  "                B_1[po * 64 + jo * 32 + j2] = T.if_then_else(po "
-                                  "== 0, T.float32(0), B_1[po * 64 + jo * 32 + j2 - 64]) + "
-                                  "T.float32(1)\n"
-                                  "            for j3 in range(32):\n"
-                                  "                B_1[po * 64 + jo * 32 + j3] = A_1[po * 64 + jo * "
-                                  "32 + j3]\n"
-                                  "        for j4 in range(64):\n"
-                                  "            C_1[po * 64 + j4] = B_1[po * 64 + j4]\n");
+    PrimFunc f =
+        tir(kParams, kViews +
+                         "    for po in range(4):\n"
+                         "        for jo in range(2):\n"
+                         "            for j2 in range(32):\n"
+                         "                B_1[po * 64 + jo * 32 + j2] = T.if_then_else(po "
+                         "== 0, T.float32(0), B_1[po * 64 + jo * 32 + j2 - 64]) + "
+                         "T.float32(1)\n"
+                         "            for j3 in range(32):\n"
+                         "                B_1[po * 64 + jo * 32 + j3] = A_1[po * 64 + jo * "
+                         "32 + j3]\n"
+                         "        for j4 in range(64):\n"
+                         "            C_1[po * 64 + j4] = B_1[po * 64 + j4]\n");
     auto p = placements(compacted(f));
     REQUIRE(p.size() == 1);
     CHECK(p[0].loop == "");
@@ -273,15 +275,15 @@ TEST_CASE("compact-allocations: compute_at of a producer under a non-dividing pa
   IRModule m = parse_module(
       "@T.prim_func\ndef main(A: T.Buffer((100, 32), \"float32\"), C: T.Buffer((100, 32), "
       "\"float32\")):\n"
-                   "    B = T.alloc_buffer((100, 32))\n"
-                   "    for i, j in T.grid(100, 32):\n"
-                   "        with T.block(\"B\"):\n"
-                   "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
-                   "            B[vi, vj] = A[vi, vj] * T.float32(2)\n"
-                   "    for i, j in T.grid(100, 32):\n"
-                   "        with T.block(\"C\"):\n"
-                   "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
-                   "            C[vi, vj] = B[vi, vj] + T.float32(1)\n");
+      "    B = T.alloc_buffer((100, 32))\n"
+      "    for i, j in T.grid(100, 32):\n"
+      "        with T.block(\"B\"):\n"
+      "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+      "            B[vi, vj] = A[vi, vj] * T.float32(2)\n"
+      "    for i, j in T.grid(100, 32):\n"
+      "        with T.block(\"C\"):\n"
+      "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+      "            C[vi, vj] = B[vi, vj] + T.float32(1)\n");
   Schedule s(m);
   auto loops = s.get_loops(s.get_block("C"));
   auto is = s.split(loops[0], {nullptr, 7});

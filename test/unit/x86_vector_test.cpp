@@ -40,14 +40,17 @@ TEST_CASE("x86: straight-line vector chunks keep each access's own address", "[x
   // statement, a guarded load, and a row offset that the chunks share.
   for (int n : {8, 24, 40, 64}) {
     const std::string ns = std::to_string(n);
-    PrimFunc f = tir(buf("A", 4 * n) + ", " + buf("B", 4 * n) + ", " + buf("C", 4 * n) + ", " +
-                         buf("D", 4 * n),
-                     "    for r in range(2):\n"
-                     "        for i in T.vectorized(" + ns + "):\n"
-                     "            C[r * " + ns + " + i] = A[r * " + ns + " + i] * B[r * " + ns +
-                         " + i] + A[2 * i + 1] - B[3 * i]\n"
-                     "            D[r * " + ns + " + i] = C[r * " + ns +
-                         " + i] + T.if_then_else(i < 5, A[i + 7], T.float32(2))\n");
+    PrimFunc f = tir(
+        buf("A", 4 * n) + ", " + buf("B", 4 * n) + ", " + buf("C", 4 * n) + ", " + buf("D", 4 * n),
+        "    for r in range(2):\n"
+        "        for i in T.vectorized(" +
+            ns +
+            "):\n"
+            "            C[r * " +
+            ns + " + i] = A[r * " + ns + " + i] * B[r * " + ns +
+            " + i] + A[2 * i + 1] - B[3 * i]\n"
+            "            D[r * " +
+            ns + " + i] = C[r * " + ns + " + i] + T.if_then_else(i < 5, A[i + 7], T.float32(2))\n");
     for (const Target& t : targets()) {
       INFO("n = " << n);
       GeneratorStats st = expect_same(f, t);

@@ -24,10 +24,9 @@ MatmulTiling choose_matmul_tiling(int64_t m, int64_t n, int64_t k, const Target&
       // matrix-vector product: each B element is used once, the loads
       // bound it) the widest tile reads B in the longest runs.
       const bool narrow_is_better = m >= 4;
-      double score =
-          efficiency * ((narrow_is_better && used >= 2 && used <= 3 ? 1000.0 : 0.0) +
-                        double(rows * used)) +
-          1e-3 * double(rows);
+      double score = efficiency * ((narrow_is_better && used >= 2 && used <= 3 ? 1000.0 : 0.0) +
+                                   double(rows * used)) +
+                     1e-3 * double(rows);
       if (score > best_score) {
         best_score = score;
         best.rows = rows;
