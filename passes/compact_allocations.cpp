@@ -356,8 +356,7 @@ class Compactor {
     box_.emplace(all_.defined, ranges_);
     if (!box_->build(*writers)) return std::nullopt;
     auto whole = as_const_int(alloc_.extents.at(0));
-    if (!whole || box_->size() >= *whole || box_->size() * alloc_.dtype.bytes() > kMaxCompactBytes)
-      return std::nullopt;  // (the total is checked in compact_allocations)
+    if (!whole || box_->size() >= *whole) return std::nullopt;  // (bytes: compact_allocations)
     std::unordered_map<const void*, Expr> out;
     for (const Access& a : all_.accesses) {
       auto index = box_->index(a.index);
@@ -380,34 +379,18 @@ class Compactor {
     AccessCollector c(alloc_.buffer_var.get());
     c.visit(s);
     if (c.accesses.empty()) return std::nullopt;
-    if (std::all_of(c.accesses.begin(), c.accesses.end(),
-                    [](const Access& a) { return a.is_store; })) {
-      std::vector<const Access*> stores;
-      for (const Access& a : c.accesses) {
-        const Access* w = by_node_.at(a.node);
-        // It must run every time: no if above it, loops of constant non-empty range.
-        if (w->guarded) return std::nullopt;
-        for (const ForNode* f : w->loops) {
-          auto it = ranges_.find(f->loop_var.get());
-          if (it == ranges_.end() || it->second.extent <= 0) return std::nullopt;
-        }
-        stores.push_back(w);
-      }
-      return stores;
-    }
+    if (only_stores(c.accesses)) return always_run(c.accesses);
     if (auto* f = s.as<ForNode>()) return fill_first(f->body);
     if (!s.as<SeqStmtNode>() && !s.as<LetStmtNode>() && !s.as<AllocateNode>()) return std::nullopt;
     const std::vector<Stmt> children = statements_under(s);
+    std::vector<std::vector<Access>> in_child;
+    for (const Stmt& child : children) in_child.push_back(accesses_in(child));
     std::vector<const Access*> writers;
     size_t next = 0;
     for (; next < children.size(); ++next) {
-      AccessCollector cc(alloc_.buffer_var.get());
-      cc.visit(children[next]);
-      if (cc.accesses.empty()) continue;
-      if (std::any_of(cc.accesses.begin(), cc.accesses.end(),
-                      [](const Access& a) { return !a.is_store; }))
-        break;
-      auto w = fill_first(children[next]);
+      if (in_child[next].empty()) continue;
+      if (!only_stores(in_child[next])) break;
+      auto w = always_run(in_child[next]);
       if (!w) return std::nullopt;
       writers.insert(writers.end(), w->begin(), w->end());
     }
@@ -421,13 +404,37 @@ class Compactor {
     // variables defined inside s ranging and the rest fixed.
     Box box(c.defined, ranges_);
     if (!box.build(writers)) return std::nullopt;
-    for (; next < children.size(); ++next) {
-      AccessCollector cc(alloc_.buffer_var.get());
-      cc.visit(children[next]);
-      for (const Access& a : cc.accesses)
+    for (; next < children.size(); ++next)
+      for (const Access& a : in_child[next])
         if (!box.index(a.index)) return std::nullopt;
-    }
     return writers;
+  }
+
+  std::vector<Access> accesses_in(const Stmt& s) const {
+    AccessCollector c(alloc_.buffer_var.get());
+    c.visit(s);
+    return std::move(c.accesses);
+  }
+
+  static bool only_stores(const std::vector<Access>& accesses) {
+    return std::all_of(accesses.begin(), accesses.end(),
+                       [](const Access& a) { return a.is_store; });
+  }
+
+  // The stores (as the walk from L saw them) when each runs every time L's
+  // body does: no if above it, loops of constant non-empty range.
+  std::optional<std::vector<const Access*>> always_run(const std::vector<Access>& stores) const {
+    std::vector<const Access*> out;
+    for (const Access& a : stores) {
+      const Access* w = by_node_.at(a.node);
+      if (w->guarded) return std::nullopt;
+      for (const ForNode* f : w->loops) {
+        auto it = ranges_.find(f->loop_var.get());
+        if (it == ranges_.end() || it->second.extent <= 0) return std::nullopt;
+      }
+      out.push_back(w);
+    }
+    return out;
   }
 
   const AllocateNode& alloc_;

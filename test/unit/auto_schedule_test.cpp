@@ -23,11 +23,11 @@ const char* kPrograms[] = {"matmul.tir",   "batch_matmul.tir", "elementwise_chai
                            "transpose.tir", "sum_rows.tir",    "conv2d_nchw.tir",
                            "max_pool2d.tir", "gelu.tir",       "broadcast_add.tir"};
 
-RuleContext context(Isa isa, Decisions decisions) {
+RuleContext context(Isa isa, Decisions decisions, int threads = 2) {
   RuleContext cx;
   CpuModel base;
   base.target = Target{isa};
-  cx.cpu = parse_cpu_model("l1d=32K,l2=1M,l3=32M,threads=2", base);
+  cx.cpu = parse_cpu_model("l1d=32K,l2=1M,l3=32M,threads=" + std::to_string(threads), base);
   cx.decisions = decisions;
   return cx;
 }
@@ -195,11 +195,7 @@ TEST_CASE("one thread: the epilogue still runs per outer block, on a block-sized
       "            D[vn, vi, vj] = T.max(C[vn, vi, vj], T.float32(0))\n";
   for (Isa isa : {Isa::avx512, Isa::avx2}) {
     IRModule m = parse_module(text, "mm_relu.tir");
-    RuleContext cx;
-    CpuModel base;
-    base.target = Target{isa};
-    cx.cpu = parse_cpu_model("l1d=32K,l2=1M,l3=32M,threads=1", base);
-    AutoScheduleResult r = auto_schedule(m, cx);
+    AutoScheduleResult r = auto_schedule(m, context(isa, Decisions::Model, 1));
     REQUIRE(!r.blocks.empty());
     INFO(r.blocks[0].note);
     CHECK(r.blocks[0].rule == "tile-contraction");

@@ -44,6 +44,13 @@ bool contiguous_write(const BlockNest& nest, const NestLoop& l) {
   return false;
 }
 
+// The nest's loops in this order.
+void reorder(Schedule& sch, const std::vector<NestLoop>& order) {
+  std::vector<LoopRV> rvs;
+  for (const NestLoop& l : order) rvs.push_back(l.rv);
+  sch.reorder(rvs);
+}
+
 }  // namespace
 
 // For a reduction block: the data-parallel loop the write is contiguous
@@ -72,9 +79,7 @@ std::optional<std::vector<NestLoop>> vector_reduction_order(Schedule& sch, Block
     order.push_back(loops[l]);
   }
   order.push_back(loops[vec]);
-  std::vector<LoopRV> rvs;
-  for (const NestLoop& l : order) rvs.push_back(l.rv);
-  sch.reorder(rvs);
+  reorder(sch, order);
   const auto first_reduction =
       std::find_if(order.begin(), order.end(), [](const NestLoop& l) { return !l.spatial; });
   BlockRV init = sch.decompose_reduction(block, first_reduction->rv);
@@ -116,10 +121,8 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
       std::vector<NestLoop> order = loops;
       std::rotate(order.begin() + static_cast<long>(inner - 1),
                   order.begin() + static_cast<long>(inner), order.end());
-      std::vector<LoopRV> rvs;
-      for (const NestLoop& l : order) rvs.push_back(l.rv);
       try {
-        sch.reorder(rvs);
+        reorder(sch, order);
         loops = order;
       } catch (const ScheduleError& e) {
         refused = e.message();
