@@ -24,12 +24,13 @@ bool fits_i32(int64_t v) {
   return v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
 }
 
-// One FMA of a reduction step: acc += vector operand * broadcast operand.
+// One FMA of a reduction step: acc += vector operand * broadcast operand
+// (with both_vectors, the second operand is a whole vector too).
 struct Fma {
   int acc = 0;
   int64_t vdisp = 0;  // bytes from the vector operand's pointer
-  int64_t sdisp = 0;  // bytes from the broadcast operand's pointer
-  bool tail = false;  // the vector operand is the masked last vector
+  int64_t sdisp = 0;  // bytes from the broadcast (or second vector) operand's pointer
+  bool tail = false;  // the operands are the masked last vector
 };
 
 class ContractionEmitter {
@@ -309,6 +310,16 @@ class ContractionEmitter {
     else
       c_.vbroadcastss(Ymm(reg), src);
   }
+  // The second operand of an FMA at byte displacement d from p: broadcast,
+  // or with both_vectors a vector load like the first operand's.
+  void load_second(int reg, const Reg64& p, int64_t d, bool tail) {
+    if (plan_.both_vectors)
+      load_vector(reg, mem(p, d), tail);
+    else
+      broadcast(reg, mem(p, d));
+  }
+  // Whether AVX-512's embedded broadcast can read the second operand from memory.
+  bool second_from_memory() const { return avx512_ && !plan_.both_vectors; }
   void fma(int acc, int x, int y) {
     if (avx512_)
       c_.vfmadd231ps(Zmm(acc), Zmm(x), Zmm(y));
@@ -399,6 +410,7 @@ class ContractionEmitter {
     size_t loads_by_step = 0;
     std::map<int64_t, bool> vectors;  // distinct vector operands of the run -> tail
     std::map<int64_t, int> scalars;   // distinct broadcast operands -> uses
+    std::map<int64_t, bool> scalar_tail;
     for (const auto& [da, db] : steps) {
       std::vector<Fma> fmas = step_fmas(da, db);
       std::map<int64_t, bool> own;
@@ -406,6 +418,7 @@ class ContractionEmitter {
         own[f.vdisp] = f.tail;
         vectors[f.vdisp] = f.tail;
         ++scalars[f.sdisp];
+        scalar_tail[f.sdisp] = f.tail;
       }
       loads_by_step += own.size();
       all.insert(all.end(), fmas.begin(), fmas.end());
@@ -433,9 +446,10 @@ class ContractionEmitter {
     if (keep_scalars)
       for (const auto& [d, uses] : scalars) {
         sreg[d] = free_[next++];
-        broadcast(sreg[d], mem(ps, d));
+        load_second(sreg[d], ps, d, scalar_tail[d]);
       }
-    const int scalar_temp = !keep_scalars && !avx512_ && !max_combine() ? free_[next++] : -1;
+    const int scalar_temp =
+        !keep_scalars && !second_from_memory() && !max_combine() ? free_[next++] : -1;
     // Vector operands in the remaining registers, least recently used out.
     std::vector<int> pool(free_.begin() + static_cast<long>(next), free_.end());
     std::vector<int64_t> held(pool.size(), std::numeric_limits<int64_t>::min());
@@ -458,10 +472,10 @@ class ContractionEmitter {
         vmax(acc_[f.acc], v);
       } else if (keep_scalars) {
         fma(acc_[f.acc], v, sreg[f.sdisp]);
-      } else if (avx512_) {
+      } else if (second_from_memory()) {
         c_.vfmadd231ps(Zmm(acc_[f.acc]), Zmm(v), c_.ptr_b[ps + static_cast<int32_t>(f.sdisp)]);
       } else {
-        broadcast(scalar_temp, mem(ps, f.sdisp));
+        load_second(scalar_temp, ps, f.sdisp, f.tail);
         fma(acc_[f.acc], v, scalar_temp);
       }
     }
@@ -530,9 +544,11 @@ class ContractionEmitter {
     const std::vector<Fma> fmas = step_fmas(da, db);
     std::map<int64_t, bool> vs;  // distinct vector operands -> tail
     std::map<int64_t, int> ss;   // distinct broadcast operands -> uses
+    std::map<int64_t, bool> st;  // distinct broadcast operands -> tail (both_vectors)
     for (const Fma& f : fmas) {
       vs[f.vdisp] = f.tail;
       ++ss[f.sdisp];
+      st[f.sdisp] = f.tail;
     }
     int nfree = static_cast<int>(free_.size());
     int nv = static_cast<int>(vs.size()), ns = static_cast<int>(ss.size());
@@ -546,7 +562,7 @@ class ContractionEmitter {
       }
       std::vector<int> pool(free_.begin() + k, free_.end());
       for (auto& [d, uses] : ss) {
-        if (avx512_ && uses == 1) {
+        if (second_from_memory() && uses == 1) {
           for (const auto& f : fmas)
             if (f.sdisp == d)
               c_.vfmadd231ps(Zmm(acc_[f.acc]), Zmm(vreg[f.vdisp]),
@@ -554,7 +570,7 @@ class ContractionEmitter {
           continue;
         }
         int r = rotate(pool);
-        broadcast(r, mem(ps, d));
+        load_second(r, ps, d, st[d]);
         for (const auto& f : fmas)
           if (f.sdisp == d) fma(acc_[f.acc], vreg[f.vdisp], r);
       }
@@ -564,7 +580,7 @@ class ContractionEmitter {
       int k = 0;
       for (auto& [d, uses] : ss) {
         sreg[d] = free_[k++];
-        broadcast(sreg[d], mem(ps, d));
+        load_second(sreg[d], ps, d, st[d]);
       }
       std::vector<int> pool(free_.begin() + k, free_.end());
       for (auto& [d, tail] : vs) {
@@ -590,11 +606,11 @@ class ContractionEmitter {
         load_operand(r, pv, d, tail);
         for (const auto& f : fmas) {
           if (f.vdisp != d) continue;
-          if (avx512_) {
+          if (second_from_memory()) {
             c_.vfmadd231ps(Zmm(acc_[f.acc]), Zmm(r), c_.ptr_b[ps + static_cast<int32_t>(f.sdisp)]);
           } else {
             int s = spool[srot_++ % spool.size()];
-            broadcast(s, mem(ps, f.sdisp));
+            load_second(s, ps, f.sdisp, f.tail);
             fma(acc_[f.acc], r, s);
           }
         }

@@ -224,7 +224,7 @@ std::string ContractionPlan::summary() const {
      << " tail=" << vector_tail;
   if (vector_stride != 1) os << " stride=" << vector_stride;
   if (combine == Combine::Max) os << " combine=max";
-  os << " broadcast=" << (a_is_broadcast ? 'A' : 'B') << " acc=" << accumulators
+  os << " broadcast=" << (both_vectors ? '-' : a_is_broadcast ? 'A' : 'B') << " acc=" << accumulators
      << " fmas=" << unrolled_fmas;
   return os.str();
 }
@@ -299,9 +299,18 @@ std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Targe
       }
     }
   }
+  for (int i = n - 1; i >= 0 && plan.vector_loop < 0 && !max; --i) {
+    const auto& l = plan.loops[i];
+    if (l.stride_c == 1 && l.stride_a == 1 && l.stride_b == 1) {
+      plan.vector_loop = i;
+      plan.a_is_broadcast = false;
+      plan.both_vectors = true;
+    }
+  }
   if (plan.vector_loop < 0)
     return refuse(
-        "no loop has unit stride in C and stride 1 or 2 in one operand with the other invariant");
+        "no loop has unit stride in C and stride 1 or 2 in one operand with the other invariant "
+        "(or unit stride in both)");
   plan.vector_tail = static_cast<int>(plan.loops[plan.vector_loop].extent % plan.vector_lanes);
 
   const int64_t budget = target.vector_registers() - limits.reserved_vector_registers;

@@ -11,6 +11,9 @@
 //   such loop is chosen; extent % lanes lanes make a masked last vector;
 //   without such a loop, one where the vector operand has stride 2 (a
 //   stride-2 convolution's input row), loaded as two vectors and permuted;
+//   without that either, one with unit stride in both operands (a
+//   channels-last depthwise convolution, Y[.., c] += X[.., c] * W[.., c]):
+//   both are loaded as vectors, the product is lane by lane;
 // - the tile scope is the outermost loop such that the C elements indexed by
 //   the loops from it inward are distinct and fit in the accumulator budget
 //   (vector registers - reserved); the vector loop must be inside it;
@@ -70,6 +73,10 @@ struct ContractionPlan {
   int vector_tail = 0;          // vector_loop extent % vector_lanes: a masked last vector
   int vector_stride = 1;        // elements between lanes of the vector operand (1 or 2)
   bool a_is_broadcast = true;   // A is broadcast and B loaded as vectors, or the reverse
+  // Both operands vary along the vector loop (lane-by-lane products): A is
+  // then "the vector operand" and B takes the broadcast operand's place,
+  // loaded as a whole vector instead of broadcast. a_is_broadcast is false.
+  bool both_vectors = false;
   int accumulators = 0;         // vector registers holding the C tile
   int unrolled_fmas = 0;        // FMAs in one iteration of the innermost TileLoop
   Access c, a, b;               // A and B as in the statement's product (Max: b is a)

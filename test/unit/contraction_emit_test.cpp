@@ -240,6 +240,26 @@ TEST_CASE("contraction emit: depthwise windows share row loads across steps", "[
     }
 }
 
+TEST_CASE("contraction emit: channels-last depthwise (both operands vectors)", "[contraction]") {
+  // out[ow, c] += in[ow + kw, c] * w[kh, kw, c] for one output row of a
+  // channels-last (NHWC) depthwise convolution: both operands follow the
+  // channel, the product is lane by lane. Channel counts with full and
+  // masked vectors, a tile of one and of several vectors per row, and fewer
+  // registers (second operands through a rotating register).
+  for (int64_t ch : {16, 24, 40, 7})
+    for (int vregs : {0, 12}) {
+      const int64_t ow = 5, k = 3, h = k, w = ow + k - 1;
+      const std::string cs = std::to_string(ch);
+      check_both_isas(
+          nest_text(h * w * ch, k * k * ch, ow * ch,
+                    {{"kh", k}, {"kw", k}, {"ow", ow}, {"c", ch}},
+                    update_stmt("ow * " + cs + " + c",
+                                "kh * " + std::to_string(w * ch) + " + (ow + kw) * " + cs + " + c",
+                                "(kh * 3 + kw) * " + cs + " + c")),
+          Options{.vregs = vregs});
+    }
+}
+
 TEST_CASE("contraction emit: max pooling windows in registers", "[contraction]") {
   // out[oh, ow] = max(out[oh, ow], in[s * oh + kh, s * ow + kw]): stride 1
   // and 2, widths with full and masked vectors; the accumulator comes first,

@@ -219,6 +219,26 @@ TEST_CASE("contraction plan: a stride-2 vector operand", "[contraction]") {
   CHECK_FALSE(q.plan);
 }
 
+TEST_CASE("contraction plan: both operands vectors (channels-last depthwise)", "[contraction]") {
+  // out[ow, c] += in[ow + kw, c] * w[kw, c]: no operand is invariant along c.
+  auto p = plan_text(nest_text(10 * 32, 3 * 32, 8 * 32, {{"kw", 3}, {"ow", 8}, {"c", 32}},
+                               update_stmt("ow * 32 + c", "(ow + kw) * 32 + c", "kw * 32 + c")),
+                     kAvx512);
+  REQUIRE(p.plan);
+  INFO(p.plan->summary());
+  CHECK(p.plan->vector_loop == 2);
+  CHECK(p.plan->both_vectors);
+  CHECK_FALSE(p.plan->a_is_broadcast);
+  CHECK(p.plan->accumulators == 16);  // 8 rows x 2 vectors
+  CHECK(p.plan->summary().find("broadcast=-") != std::string::npos);
+  // A broadcast operand still wins where there is one.
+  auto q = plan_text(nest_text(10 * 32, 3, 8 * 32, {{"kw", 3}, {"ow", 8}, {"c", 32}},
+                               update_stmt("ow * 32 + c", "(ow + kw) * 32 + c", "kw")),
+                     kAvx512);
+  REQUIRE(q.plan);
+  CHECK_FALSE(q.plan->both_vectors);
+}
+
 TEST_CASE("contraction plan: overlapping C elements push the scope inward", "[contraction]") {
   std::string text = nest_text(64, 64, 64, {{"i", 4}, {"j", 16}}, update_stmt("i + j", "i", "j"));
   auto p = plan_text(text, kAvx512);
@@ -311,8 +331,8 @@ TEST_CASE("contraction plan: refusals", "[contraction]") {
   refused(nest_text(256, 256, 256, {{"i", 8}, {"j", 8}, {"k", 8}},
                     update_stmt("i * 16 + j * 2", "i * 8 + k", "k * 8 + j")),
           "unit stride");
-  // Both operands vary along j.
-  refused(nest_text(256, 256, 256, {{"i", 8}, {"j", 8}}, update_stmt("i * 16 + j", "j", "j")),
+  // Both operands vary along j, one not with unit stride.
+  refused(nest_text(256, 256, 256, {{"i", 8}, {"j", 8}}, update_stmt("i * 16 + j", "j * 2", "j")),
           "unit stride");
   MatmulSpec wide{.m = 4, .n = 1024, .k = 4, .ti = 0, .order = {"i1", "k1", "j1"}};
   refused(matmul_text(wide), "does not fit");
