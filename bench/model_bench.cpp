@@ -1,7 +1,7 @@
 // End-to-end latency of ONNX models through compiled code, with the default
 // schedules `tirc run` uses (the rules of tuner/auto_schedule.h for this
 // CPU's model), checked against the reference output stored beside each model.
-//   tirc_model_bench [--min-time SECONDS] [--threads 1,2] [MODEL_DIR...]
+//   tirc_model_bench [--min-time SECONDS] [--threads 1,2] [--layout auto|nhwc|nchw] [MODEL_DIR...]
 // MODEL_DIR holds model.onnx and test_data_set_0/{input,output}_N.pb; without
 // any, the example models. One machine-readable line per model and thread
 // count (bench/run_model_bench.sh merges them with onnxruntime's figures):
@@ -64,13 +64,14 @@ bool close(const tirc::NDArray& got, const tirc::NDArray& want, double& max_abs)
 // Benchmarks one model directory at each thread count, compiled for that
 // count (as `TIRC_NUM_THREADS=N tirc compile` schedules it); false when its
 // output does not match.
-bool bench_model(const std::string& dir, const std::vector<int>& threads, double min_time) {
+bool bench_model(const std::string& dir, const std::vector<int>& threads, double min_time,
+                 const tirc::ModelOptions& options) {
   using namespace tirc;
   std::string name = std::filesystem::path(dir).filename().string();
   bool all_ok = true;
   for (int n : threads) {
     auto start = Clock::now();
-    IRModule m = import_onnx_module(dir + "/model.onnx");
+    IRModule m = import_onnx_module(dir + "/model.onnx", options);
     Target target = host_target();
     RuleContext cx;
     cx.cpu = host_cpu_model(target);
@@ -136,12 +137,17 @@ std::vector<int> parse_threads(const std::string& list) {
 int main(int argc, char** argv) {
   double min_time = 1.0;
   std::vector<int> threads = {1, 2};
+  tirc::ModelOptions options;
   std::vector<std::string> dirs;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--min-time") && i + 1 < argc)
       min_time = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
       threads = parse_threads(argv[++i]);
+    else if (!std::strcmp(argv[i], "--layout") && i + 1 < argc)
+      options.layout = !std::strcmp(argv[++i], "nchw") ? tirc::ModelOptions::Layout::Nchw
+                       : !std::strcmp(argv[i], "nhwc") ? tirc::ModelOptions::Layout::Nhwc
+                                                       : tirc::ModelOptions::Layout::Auto;
     else
       dirs.push_back(argv[i]);
   }
@@ -151,7 +157,7 @@ int main(int argc, char** argv) {
   int status = 0;
   for (const std::string& d : dirs) {
     try {
-      if (!bench_model(d, threads, min_time)) status = 1;
+      if (!bench_model(d, threads, min_time, options)) status = 1;
     } catch (const tirc::Error& e) {
       std::fprintf(stderr, "%s: %s\n", d.c_str(), e.render().c_str());
       status = 1;

@@ -23,6 +23,7 @@ namespace tirc::driver {
 
 namespace {
 struct CompileOptions {
+  ModelOptions model;  // --layout, for an .onnx file
   std::string file;
   std::string output;
   std::string emit = "obj";
@@ -114,7 +115,7 @@ int run_compile(const CompileOptions& o) {
   gen.target = o.target.empty() ? host_target() : parse_target(o.target);
   gen.contraction_kernels = o.contraction_kernels;
 
-  IRModule m = load_module(o.file);
+  IRModule m = load_module(o.file, o.model);
   if (!o.func.empty() && !m.find(o.func))
     throw Error("no function named '" + o.func + "' in " + o.file);
   m = schedule_module(m, o.scheduling, gen.target, o.func);
@@ -194,6 +195,7 @@ void add_compile_command(CLI::App& app, int& status) {
   cmd->add_option("--target", opts->target,
                   "x86-64-avx512, x86-64-avx2 or native (default: what this CPU supports)");
   add_schedule_flags(cmd, opts->scheduling);
+  add_model_flags(cmd, opts->model);
   cmd->add_flag("!--no-contraction-kernels", opts->contraction_kernels,
                 "Emit contraction nests through the general path, not the register-tiled emitter");
   cmd->add_option("--func", opts->func, "Compile only this function");

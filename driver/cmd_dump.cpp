@@ -15,13 +15,11 @@ namespace {
 struct DumpOptions {
   std::string file;
   std::string output;
-  bool fuse = true;
+  ModelOptions model;  // --layout; --no-fuse sets model.fuse
 };
 
 int run_dump(const DumpOptions& o) {
-  ModelOptions options;
-  options.fuse = o.fuse;
-  IRModule m = import_onnx_module(o.file, options);
+  IRModule m = import_onnx_module(o.file, o.model);
   const std::string out =
       o.output.empty() ? std::filesystem::path(o.file).stem().string() + ".tir" : o.output;
   // The side file sits next to the text (or in the working directory for stdout).
@@ -45,7 +43,8 @@ void add_dump_command(CLI::App& app, int& status) {
   cmd->add_option("file", opts->file, "Input .onnx model")->required();
   cmd->add_option("-o,--output", opts->output,
                   "Output .tir file (default: <stem>.tir; '-' for stdout); weights go to <output>.weights");
-  cmd->add_flag("!--no-fuse", opts->fuse, "One kernel per operator (no operator fusion)");
+  cmd->add_flag("!--no-fuse", opts->model.fuse, "One kernel per operator (no operator fusion)");
+  add_model_flags(cmd, opts->model);
   cmd->callback([opts, &status] { status = run_dump(*opts); });
 }
 

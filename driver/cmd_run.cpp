@@ -17,6 +17,7 @@ namespace tirc::driver {
 
 namespace {
 struct RunOptions {
+  ModelOptions model;  // --layout, for an .onnx file
   std::string file;
   std::vector<std::string> inputs;
   std::vector<std::string> expects;
@@ -62,7 +63,7 @@ constexpr int kProfileRuns = 10;
 int run_model(const RunOptions& o) {
   if (o.profile && o.interpret)
     throw Error("--profile times compiled kernels; it cannot be used with --interpret");
-  IRModule m = load_module(o.file);
+  IRModule m = load_module(o.file, o.model);
   EntryInfo entry = find_entry(m, o.func);
   const auto& params = entry.func->params;
   if (o.inputs.size() != entry.num_inputs)
@@ -155,6 +156,7 @@ void add_run_command(CLI::App& app, int& status) {
   cmd->add_option("--func", opts->func, "Run this function instead of the entry");
   cmd->add_option("--target", opts->target, "x86-64-avx512 or x86-64-avx2 (default: this CPU)");
   add_schedule_flags(cmd, opts->scheduling);
+  add_model_flags(cmd, opts->model);
   cmd->add_flag("--interpret", opts->interpret, "Run in the reference interpreter instead of compiled code");
   cmd->add_flag(
       "--profile", opts->profile,

@@ -28,9 +28,24 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out) throw Error("cannot write '" + path + "'");
 }
 
-IRModule load_module(const std::string& path) {
-  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0) return import_onnx_module(path);
+IRModule load_module(const std::string& path, const ModelOptions& model) {
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0)
+    return import_onnx_module(path, model);
   return parse_module(read_file(path), path);
+}
+
+void add_model_flags(CLI::App* cmd, ModelOptions& model) {
+  cmd->add_option_function<std::string>(
+         "--layout",
+         [&model](const std::string& v) {
+           model.layout = v == "nhwc"   ? ModelOptions::Layout::Nhwc
+                          : v == "nchw" ? ModelOptions::Layout::Nchw
+                                        : ModelOptions::Layout::Auto;
+         },
+         "Activation layout of an ONNX model's convolutions and pools: auto (the default: "
+         "nhwc for a model with depthwise convolutions, else nchw), nhwc (channels last) or "
+         "nchw (ONNX's own)")
+      ->check(CLI::IsMember({"auto", "nhwc", "nchw"}));
 }
 
 void report(const Error& e) { std::cerr << e.render() << std::flush; }

@@ -4,8 +4,11 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "ir/function.h"
 #include "ir/verify.h"
+#include "passes/model_pipeline.h"
 
 namespace tirc::driver {
 
@@ -18,7 +21,9 @@ std::string read_file(const std::string& path);
 // Writes a whole file; throws Error on failure.
 void write_file(const std::string& path, const std::string& text);
 // Reads and parses a .tir file, or imports an .onnx model (passes/model_pipeline.h).
-IRModule load_module(const std::string& path);
+IRModule load_module(const std::string& path, const ModelOptions& model = {});
+// The flags that shape an imported model: --layout.
+void add_model_flags(CLI::App* cmd, ModelOptions& model);
 
 // Prints an error / verifier diagnostics to stderr in clang's format.
 void report(const Error& e);

@@ -3,6 +3,7 @@
 #include "ir/onnx/build_module.h"
 #include "ir/onnx/fold.h"
 #include "ir/onnx/import.h"
+#include "ir/onnx/layout.h"
 #include "ir/onnx/pack_weights.h"
 #include "passes/fuse_ops.h"
 
@@ -21,6 +22,13 @@ IRModule build(onnx::Graph graph, const ModelOptions& options) {
   // Folding BN can leave a Conv whose operands are all constants.
   if (graph.nodes.size() != before) graph = onnx::fold_and_infer(std::move(graph));
   graph = onnx::pack_constant_weights(std::move(graph));
+  const bool channels_last = options.layout == ModelOptions::Layout::Auto
+                                 ? onnx::prefers_channels_last(graph)
+                                 : options.layout == ModelOptions::Layout::Nhwc;
+  if (channels_last) {
+    graph = onnx::convert_to_channels_last(std::move(graph));
+    graph = onnx::fold_and_infer(std::move(graph));
+  }
   std::vector<onnx::KernelGroup> groups = fuse_ops(graph, options.fuse);
   onnx::BuildOptions build_options;
   build_options.entry_name = options.entry_name;

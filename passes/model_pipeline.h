@@ -1,5 +1,6 @@
 // ONNX model -> IRModule: import, fold constants and infer shapes, fold
-// BatchNormalization into Conv, fuse, build the kernels and the entry function.
+// BatchNormalization into Conv, choose activation layouts, fuse, build the kernels and the entry
+// function.
 #pragma once
 
 #include <map>
@@ -13,6 +14,10 @@ namespace tirc {
 struct ModelOptions {
   std::map<std::string, NDArray> bind_inputs;  // graph inputs to treat as constants
   bool fuse = true;
+  // Activations of convolutions and pools: channels-last (ir/onnx/layout.h)
+  // or ONNX's NCHW; Auto picks per model (onnx::prefers_channels_last).
+  enum class Layout { Auto, Nchw, Nhwc };
+  Layout layout = Layout::Auto;
   std::string entry_name = "run";
 };
 

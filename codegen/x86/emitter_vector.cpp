@@ -956,44 +956,48 @@ void FunctionEmitter::emit_vectorized(const ForNode& f) {
     else
       code_.add(qword[rsp + loc.offset], lanes);
   };
+  // The addresses of the accesses that move with the loop, computed once
+  // for its first vector into registers (at most kMaxVectorAddressRegisters);
+  // later vectors add a displacement, and a counted loop advances them.
+  std::map<std::pair<const VarNode*, const ExprNode*>, int> addresses;
+  std::vector<std::pair<int, int64_t>> advance;  // register, bytes per lane step
+  auto compute_addresses = [&] {
+    std::vector<std::pair<Buffer, Expr>> accesses;
+    for (const BufferStoreNode* s : stores) {
+      accesses.emplace_back(s->buffer, s->indices[0]);
+      struct Loads : ExprVisitor {
+        std::vector<std::pair<Buffer, Expr>>* out;
+        void visit_load(const BufferLoadNode* n) override {
+          if (n->indices.size() == 1) out->emplace_back(n->buffer, n->indices[0]);
+          ExprVisitor::visit_load(n);
+        }
+      } loads;
+      loads.out = &accesses;
+      loads.visit(s->value);
+    }
+    for (const auto& [b, index] : accesses) {
+      const std::pair<const VarNode*, const ExprNode*> key{b->data.get(), index.get()};
+      if (addresses.count(key) || addresses.size() >= kMaxVectorAddressRegisters) continue;
+      int64_t stride;
+      Expr base;
+      if (!vector_stride(index, cx, &stride, &base) || stride == 0) continue;
+      const int g = regs_.take_gpr(kKeepFreeGprs);
+      if (g < 0) break;
+      int idx = -1;
+      Xbyak::RegExp a = element_address(b, base, &idx);
+      code_.lea(Reg64(g), ptr[a]);
+      if (idx >= 0) regs_.release(idx);
+      regs_.unpin_all();
+      addresses[key] = g;
+      advance.emplace_back(g, stride * b->dtype.bytes());
+    }
+    cx.addresses = &addresses;
+  };
   auto const_extent = as_const_int(f.extent);
   if (const_extent && *const_extent >= 0 && *const_extent / lanes <= kMaxUnrolledVectorChunks) {
     // A short constant extent: its full vectors straight-line, then a tail
-    // under a mask known here; no compare or branch per vector. The
-    // addresses of the accesses that move with the loop are computed once,
-    // for the first vector; later vectors add a displacement.
-    std::map<std::pair<const VarNode*, const ExprNode*>, int> addresses;
-    if (*const_extent > lanes) {
-      std::vector<std::pair<Buffer, Expr>> accesses;
-      for (const BufferStoreNode* s : stores) {
-        accesses.emplace_back(s->buffer, s->indices[0]);
-        struct Loads : ExprVisitor {
-          std::vector<std::pair<Buffer, Expr>>* out;
-          void visit_load(const BufferLoadNode* n) override {
-            if (n->indices.size() == 1) out->emplace_back(n->buffer, n->indices[0]);
-            ExprVisitor::visit_load(n);
-          }
-        } loads;
-        loads.out = &accesses;
-        loads.visit(s->value);
-      }
-      for (const auto& [b, index] : accesses) {
-        const std::pair<const VarNode*, const ExprNode*> key{b->data.get(), index.get()};
-        if (addresses.count(key) || addresses.size() >= kMaxVectorAddressRegisters) continue;
-        int64_t stride;
-        Expr base;
-        if (!vector_stride(index, cx, &stride, &base) || stride == 0) continue;
-        const int g = regs_.take_gpr(kKeepFreeGprs);
-        if (g < 0) break;
-        int idx = -1;
-        Xbyak::RegExp a = element_address(b, base, &idx);
-        code_.lea(Reg64(g), ptr[a]);
-        if (idx >= 0) regs_.release(idx);
-        regs_.unpin_all();
-        addresses[key] = g;
-      }
-      cx.addresses = &addresses;
-    }
+    // under a mask known here; no compare or branch per vector.
+    if (*const_extent > lanes) compute_addresses();
     for (int64_t c = 0; c < *const_extent / lanes; ++c) {
       cx.chunk = c * lanes;
       for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
@@ -1006,18 +1010,33 @@ void FunctionEmitter::emit_vectorized(const ForNode& f) {
       cx.masked = true;
       for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
     }
-    for (const auto& [key, g] : addresses) regs_.give_back_gpr(g);
   } else {
-    Xbyak::Label full, tail, done;
-    code_.L(full);
-    load_var(rax);
-    code_.add(rax, lanes);
-    code_.cmp(rax, qword[rsp + end_slot]);
-    code_.jg(tail, Xbyak::CodeGenerator::T_NEAR);
-    for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
-    next_chunk();
-    code_.jmp(full, Xbyak::CodeGenerator::T_NEAR);
-    code_.L(tail);
+    // A counted loop over groups of kMaxUnrolledVectorChunks vectors, then
+    // one over single vectors, then the masked tail; the moving addresses
+    // advance with the loop variable instead of being computed per vector.
+    compute_addresses();
+    Xbyak::Label done;
+    auto vectors_loop = [&](int64_t group) {
+      Xbyak::Label top, out;
+      code_.L(top);
+      load_var(rax);
+      code_.add(rax, lanes * group);
+      code_.cmp(rax, qword[rsp + end_slot]);
+      code_.jg(out, Xbyak::CodeGenerator::T_NEAR);
+      for (int64_t c = 0; c < group; ++c) {
+        cx.chunk = c * lanes;
+        for (const BufferStoreNode* s : stores) emit_vec_store(*s, cx);
+        next_chunk();
+      }
+      for (const auto& [g, bytes] : advance)
+        code_.add(Reg64(g), static_cast<int>(bytes * lanes * group));
+      code_.jmp(top, Xbyak::CodeGenerator::T_NEAR);
+      code_.L(out);
+    };
+    if (!const_extent || *const_extent / lanes > kMaxUnrolledVectorChunks)
+      vectors_loop(kMaxUnrolledVectorChunks);
+    vectors_loop(1);
+    cx.chunk = 0;
     if (!const_extent || *const_extent % lanes) {
       code_.mov(rax, qword[rsp + end_slot]);
       if (r >= 0)
@@ -1031,6 +1050,7 @@ void FunctionEmitter::emit_vectorized(const ForNode& f) {
     }
     code_.L(done);
   }
+  for (const auto& [key, g] : addresses) regs_.give_back_gpr(g);
   for (const ExprNode* e : hoisted_here) hoisted_.erase(e);
   unbind_var(f.loop_var);
 }

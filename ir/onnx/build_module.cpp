@@ -230,9 +230,13 @@ std::string kernel_base_name(const Graph& graph, const KernelGroup& group) {
   // Long fused chains are named after their first operators.
   constexpr size_t kMaxOps = 4;
   std::string name;
-  for (size_t k = 0; k < group.nodes.size() && k < kMaxOps; ++k) {
-    if (k) name += '_';
-    name += snake_case(graph.nodes[group.nodes[k]].op_type);
+  size_t named = 0;
+  for (size_t k = 0; k < group.nodes.size() && named < kMaxOps; ++k) {
+    const Node& n = graph.nodes[group.nodes[k]];
+    // The layout pass's transposes are not the user's operators.
+    if (n.domain == kChannelsLastDomain && n.op_type == "Transpose") continue;
+    if (named++) name += '_';
+    name += snake_case(n.op_type);
   }
   return name.empty() ? "kernel" : name;
 }

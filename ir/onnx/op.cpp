@@ -60,6 +60,10 @@ const std::vector<OpDef>& registry() {
 }  // namespace
 
 const OpDef* find_op(std::string_view domain, std::string_view op_type) {
+  if (domain == kChannelsLastDomain &&
+      (op_type == "Conv" || op_type == "MaxPool" || op_type == "AveragePool" ||
+       op_type == "GlobalAveragePool" || op_type == "GlobalMaxPool" || op_type == "Transpose"))
+    domain = "";
   bool onnx_domain = domain.empty() || domain == "ai.onnx";
   // Gelu predates its ai.onnx definition (opset 20) as a contrib operator.
   if (!onnx_domain && !(domain == "com.microsoft" && op_type == "Gelu")) return nullptr;

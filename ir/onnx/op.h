@@ -68,6 +68,11 @@ struct OpDef {
   std::function<std::vector<TensorValue>(OpContext&)> build;
 };
 
+// The domain of the channels-last (N, spatial..., C) forms of Conv and the
+// pooling operators, and of the Transposes between layouts, which tirc's
+// layout pass (ir/onnx/layout.h) writes.
+inline constexpr std::string_view kChannelsLastDomain = "tirc.channels_last";
+
 // nullptr when the operator is not supported.
 const OpDef* find_op(std::string_view domain, std::string_view op_type);
 // Every supported op_type, sorted (for `tirc --list-ops` and the conformance test).

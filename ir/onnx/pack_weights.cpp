@@ -5,35 +5,46 @@
 
 namespace tirc::onnx {
 
-namespace {
-
-// The transpose of a constant matrix, as a new graph tensor; empty when b is
-// not a known rank-2 value (or is also a graph input or output).
-std::string transposed_constant(Graph& graph, const std::string& b) {
-  auto it = graph.tensors.find(b);
-  if (it == graph.tensors.end() || !it->second.value || graph.is_input(b) || graph.is_output(b))
+std::string permuted_constant(Graph& graph, const std::string& name,
+                              const std::vector<int64_t>& perm) {
+  auto it = graph.tensors.find(name);
+  if (it == graph.tensors.end() || !it->second.value || graph.is_input(name) ||
+      graph.is_output(name))
     return "";
   const NDArray& v = *it->second.value;
-  if (v.shape().size() != 2) return "";
-  const int64_t rows = v.shape()[0], cols = v.shape()[1];
-  auto t = std::make_shared<NDArray>(v.dtype(), Shape{cols, rows});
+  const size_t rank = perm.size();
+  if (v.shape().size() > rank) return "";
+  Shape in(rank - v.shape().size(), 1);
+  in.insert(in.end(), v.shape().begin(), v.shape().end());
+  Shape out(rank), in_strides(rank, 1);
+  for (size_t d = rank; d-- > 1;) in_strides[d - 1] = in_strides[d] * in[d];
+  for (size_t d = 0; d < rank; ++d) out[d] = in[static_cast<size_t>(perm[d])];
+  auto t = std::make_shared<NDArray>(v.dtype(), out);
   const size_t bytes = static_cast<size_t>(v.dtype().bytes());
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      std::memcpy(t->data() + (c * rows + r) * bytes, v.data() + (r * cols + c) * bytes, bytes);
-  const std::string name = graph.fresh_tensor_name(b + "_T");
-  graph.tensors[name] = TensorInfo{name, v.dtype(), Shape{cols, rows}, true, t};
-  return name;
+  std::vector<int64_t> index(rank, 0);  // position in `out`, row-major
+  for (int64_t e = 0; e < t->num_elements(); ++e) {
+    int64_t src = 0;
+    for (size_t d = 0; d < rank; ++d) src += index[d] * in_strides[static_cast<size_t>(perm[d])];
+    std::memcpy(t->data() + e * bytes, v.data() + src * bytes, bytes);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < out[d]) break;
+      index[d] = 0;
+    }
+  }
+  const std::string packed = graph.fresh_tensor_name(name + "_T");
+  graph.tensors[packed] = TensorInfo{packed, v.dtype(), out, true, t};
+  return packed;
 }
-
-}  // namespace
 
 Graph pack_constant_weights(Graph graph) {
   std::set<std::string> replaced;
   for (Node& n : graph.nodes) {
     if (!n.is("Gemm") || n.inputs.size() < 2 || n.attr_int("transB", 0) == 0) continue;
     const std::string b = n.inputs[1];
-    const std::string packed = transposed_constant(graph, b);
+    auto it = graph.tensors.find(b);
+    if (it == graph.tensors.end() || !it->second.value || it->second.value->shape().size() != 2)
+      continue;
+    const std::string packed = permuted_constant(graph, b, {1, 0});
     if (packed.empty()) continue;
     n.inputs[1] = packed;
     n.attrs["transB"] = int64_t{0};

@@ -12,4 +12,12 @@ namespace tirc::onnx {
 // contraction kernels vectorize. Other nodes are left as they are.
 Graph pack_constant_weights(Graph graph);
 
+// A constant of the graph with its axes permuted (axis d of the result is
+// axis perm[d] of the value, after unit axes are prepended up to perm's rank
+// as NumPy broadcasting does), added as a new graph tensor whose name it
+// returns; empty when `name` is not a known value of at most that rank, or
+// is a graph input or output.
+std::string permuted_constant(Graph& graph, const std::string& name,
+                              const std::vector<int64_t>& perm);
+
 }  // namespace tirc::onnx

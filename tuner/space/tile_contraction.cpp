@@ -166,11 +166,29 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   const int64_t work = chunks * I.extent * J.extent * k_total;
   const bool parallel = cx.cpu.threads > 1 && work >= (int64_t{1} << 16);
   const int64_t wanted = parallel ? 4 * cx.cpu.threads : 2;
+  // The column blocks go outside the batch loops when the vector operand
+  // (a convolution's weights) is the same for every batch iteration and too
+  // big to stay in L2 between them: each block's panel is then read from
+  // memory once and reused across the batch (a channels-last convolution's
+  // output rows) while in cache.
+  const BlockNode& blk = *nest->realize->block;
+  const VarNode* jv = blk.iter_vars[J.iter].var.get();
+  const BufferLoadNode* vec = !u.b || load_uses(*u.a, jv) ? u.a : u.b;
+  bool vec_batch_invariant = !batch.empty();
+  for (int b : batch) {
+    const int it = nest->loops[b].iter;
+    vec_batch_invariant =
+        vec_batch_invariant && it >= 0 && !load_uses(*vec, blk.iter_vars[it].var.get());
+  }
+  const int64_t panel_bytes = k_total * J.extent * int64_t{4};
+  const bool columns_first =
+      vec_batch_invariant && panel_bytes > cx.cpu.l2 / 2 && j.outer_extent > 1;
   std::vector<LoopRV> prefix;
+  if (columns_first) prefix.push_back(j.outer);
   for (int b : batch) prefix.push_back(nest->loops[b].rv);
-  const bool columns_outside = chunks < wanted || prefix.empty();
+  const bool columns_outside = columns_first || chunks < wanted || prefix.empty();
   if (columns_outside) {
-    prefix.push_back(j.outer);
+    if (!columns_first) prefix.push_back(j.outer);
     chunks *= j.outer_extent;
   }
   const bool rows_outside = chunks < wanted && i.outer_extent > 1;

@@ -172,13 +172,48 @@ Expr guarded(const Expr& cond, const std::function<Expr()>& read, const Expr& ot
   return make_call(otherwise.dtype(), "if_then_else", {cond, read(), otherwise});
 }
 
+// ---- activation layouts ---------------------------------------------------------
+
+// Where an activation keeps its channels: NCHW (ONNX's order: N, C, spatial...)
+// or channels-last (N, spatial..., C), the layout of the operators that
+// ir/onnx/layout.h puts in the kChannelsLastDomain. The builders below work
+// in ONNX's order and convert indices and shapes where they touch buffers.
+struct ActLayout {
+  bool channels_last = false;
+
+  template <class T>
+  std::vector<T> to_physical(std::vector<T> v) const {
+    if (channels_last && v.size() > 2) std::rotate(v.begin() + 1, v.begin() + 2, v.end());
+    return v;
+  }
+  template <class T>
+  std::vector<T> to_onnx(std::vector<T> v) const {
+    if (channels_last && v.size() > 2) std::rotate(v.begin() + 1, v.end() - 1, v.end());
+    return v;
+  }
+};
+
+ActLayout layout_of(const OpContext& ctx) {
+  return ActLayout{ctx.node().domain == kChannelsLastDomain};
+}
+
+// x read with indices in ONNX's order; its shape in ONNX's order too.
+TensorValue in_onnx_order(const TensorValue& x, const ActLayout& layout) {
+  if (!layout.channels_last) return x;
+  return TensorValue::of_element(x.dtype, layout.to_onnx(x.shape), [x, layout](const Indices& i) {
+    return x.load(layout.to_physical(i));
+  });
+}
+
 // ---- Conv ---------------------------------------------------------------------------
 
 // When a window of `ws` reaches outside x: a copy of x padded with `fill`
 // (a block "pad" of its own, covering exactly the positions the windows
 // read), and ws rewritten to read it without padding. Otherwise x as it is.
+// x is read in ONNX's order; the copy is stored in `layout`'s.
 TensorValue padded_for_windows(OpContext& ctx, const TensorValue& x, std::vector<Window>& ws,
-                               const Expr& fill, const std::string& hint) {
+                               const Expr& fill, const std::string& hint,
+                               const ActLayout& layout = {}) {
   if (!std::any_of(ws.begin(), ws.end(), reads_padding)) return x;
   const std::vector<Window> original = ws;
   Shape padded{x.shape[0], x.shape[1]};
@@ -187,8 +222,10 @@ TensorValue padded_for_windows(OpContext& ctx, const TensorValue& x, std::vector
     win.pad_begin = 0;
     padded.push_back(win.in);
   }
-  Buffer xp = ctx.kernel().alloc(x.buffer ? x.buffer->name + "_pad" : hint, x.dtype, padded);
-  ctx.kernel().emit_elementwise("pad", xp, [&](const Indices& i) {
+  Buffer xp = ctx.kernel().alloc(x.buffer ? x.buffer->name + "_pad" : hint, x.dtype,
+                                 layout.to_physical(padded));
+  ctx.kernel().emit_elementwise("pad", xp, [&](const Indices& physical) {
+    const Indices i = layout.to_onnx(physical);
     Indices xi{i[0], i[1]};
     Expr cond;
     for (size_t d = 0; d < original.size(); ++d) {
@@ -199,7 +236,7 @@ TensorValue padded_for_windows(OpContext& ctx, const TensorValue& x, std::vector
     return guarded(
         cond, [&] { return x.load(xi); }, fill);
   });
-  return TensorValue::of_buffer(xp, padded);
+  return in_onnx_order(TensorValue::of_buffer(xp, layout.to_physical(padded)), layout);
 }
 
 // A 2-D convolution without groups as a matrix product over the output
@@ -266,10 +303,36 @@ Buffer conv_over_pixels(OpContext& ctx, const TensorValue& x, const TensorValue&
   return y;
 }
 
+// Conv's weights read in ONNX's order [M, C / group, k...]: channels-last
+// convolutions take them as [k..., C / group, M] (the layout pass transposes
+// the constant), so that consecutive output channels are contiguous.
+TensorValue weights_in_onnx_order(const TensorValue& w, const ActLayout& layout) {
+  if (!layout.channels_last || w.rank() < 3) return w;
+  const size_t r = w.shape.size();
+  auto to_onnx = [r](const auto& v) {
+    std::decay_t<decltype(v)> o{v[r - 1], v[r - 2]};
+    o.insert(o.end(), v.begin(), v.end() - 2);
+    return o;
+  };
+  auto to_physical = [r](const Indices& o) {
+    Indices v(o.begin() + 2, o.end());
+    v.push_back(o[1]);
+    v.push_back(o[0]);
+    return v;
+  };
+  return TensorValue::of_element(w.dtype, to_onnx(w.shape), [w, to_physical](const Indices& i) {
+    return w.load(to_physical(i));
+  });
+}
+
 std::vector<TensorValue> build_conv(OpContext& ctx) {
   const Node& n = ctx.node();
+  const ActLayout layout = layout_of(ctx);
   TensorValue x = readable(ctx, 0, "conv_input");
   TensorValue w = readable(ctx, 1, "conv_weight");
+  const std::string x_name = x.buffer ? x.buffer->name + "_pad" : "conv_pad";
+  x = in_onnx_order(x, layout);
+  w = weights_in_onnx_order(w, layout);
   require_float(ctx, x, "X");
   if (w.dtype != x.dtype) ctx.fail("W has type " + w.dtype.str() + ", X " + x.dtype.str());
   if (x.rank() < 3)
@@ -308,14 +371,14 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
     reduce.push_back(win.kernel);
   }
   DataType t = x.dtype;
-  if (group == 1)
+  if (group == 1 && !layout.channels_last)
     if (Buffer y = conv_over_pixels(ctx, x, w, bias, ws, out_shape))
       return {TensorValue::of_buffer(y, out_shape)};
   // A window that reaches outside X reads a zero-padded copy, so the
   // reduction is plain loads, Y += Xp[..] * W[..]: the contraction the
   // default schedule tiles in registers.
   std::vector<Window> rd = ws;  // the windows as the reduction reads them
-  x = padded_for_windows(ctx, x, rd, zero_of(t), "conv_pad");
+  x = padded_for_windows(ctx, x, rd, zero_of(t), x_name, layout);
   auto window = [=](Indices xi, const Indices& out, const Indices& r) {
     for (size_t d = 0; d < rd.size(); ++d) xi.push_back(window_index(rd[d], out[d], r[d + 1]));
     return xi;
@@ -327,18 +390,20 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
   };
   auto bias_at = [bias, t](const Expr& m) { return bias ? bias->load({m}) : zero_of(t); };
   auto add = [](Expr acc, Expr v) { return acc + v; };
-  Buffer y = ctx.output_buffer(0, t, out_shape);
+  const Shape y_shape = layout.to_physical(out_shape);
+  Buffer y = ctx.output_buffer(0, t, y_shape);
   if (group == 1 || Mg == 1) {
     // Output channel m reads input channels m * Cg + r0 (r0 alone without groups).
     ctx.kernel().emit_reduction(
-        "conv", y, reduce, [=](const Indices& i) { return bias_at(i[1]); },
-        [=](const Indices& i, const Indices& r) {
+        "conv", y, reduce, [=](const Indices& i) { return bias_at(layout.to_onnx(i)[1]); },
+        [=](const Indices& physical, const Indices& r) {
+          const Indices i = layout.to_onnx(physical);
           Expr channel = group == 1 ? r[0] : Cg == 1 ? i[1] : times(i[1], Cg) + r[0];
           Indices out(i.begin() + 2, i.end());
           return x.load(window({i[0], channel}, out, r)) * weight(i[1], r);
         },
         add);
-    return {TensorValue::of_buffer(y, out_shape)};
+    return {TensorValue::of_buffer(y, y_shape)};
   }
   // Groups of several output channels: the group is a loop of its own, over
   // (n, g, m, spatial...), writing channel g * Mg + m from channels g * Cg + r0.
@@ -350,7 +415,7 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
       [=](const Indices& i) {
         Indices at{i[0], channel_of(i)};
         at.insert(at.end(), i.begin() + 3, i.end());
-        return at;
+        return layout.to_physical(at);
       },
       reduce, [=](const Indices& i) { return bias_at(channel_of(i)); },
       [=](const Indices& i, const Indices& r) {
@@ -359,7 +424,7 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
         return x.load(window({i[0], channel}, out, r)) * weight(channel_of(i), r);
       },
       add);
-  return {TensorValue::of_buffer(y, out_shape)};
+  return {TensorValue::of_buffer(y, y_shape)};
 }
 
 // ---- ConvTranspose --------------------------------------------------------------------
@@ -620,7 +685,10 @@ std::vector<TensorValue> build_max_pool(OpContext& ctx) {
   const Node& n = ctx.node();
   if (n.outputs.size() > 1 && !n.outputs[1].empty())
     ctx.fail("the Indices output is not supported");
+  const ActLayout layout = layout_of(ctx);
   TensorValue x = readable(ctx, 0, "pool_input");
+  const std::string pad_name = x.buffer ? x.buffer->name + "_pad" : "pool_pad";
+  x = in_onnx_order(x, layout);
   require_pool_input(ctx, x);
   if (!x.dtype.is_float() && !x.dtype.is_integer()) ctx.fail("X has type " + x.dtype.str());
   // storage_order only changes the Indices output, which is refused above.
@@ -628,15 +696,16 @@ std::vector<TensorValue> build_max_pool(OpContext& ctx) {
   DataType t = x.dtype;
   // Padding reads the lowest value: a padded copy makes the window plain
   // loads, max(C, X[..]), which the contraction emitter keeps in registers.
-  x = padded_for_windows(ctx, x, g.windows, lowest_of(t), "pool_pad");
-  Buffer y = ctx.output_buffer(0, t, g.out_shape);
+  x = padded_for_windows(ctx, x, g.windows, lowest_of(t), pad_name, layout);
+  const Shape y_shape = layout.to_physical(g.out_shape);
+  Buffer y = ctx.output_buffer(0, t, y_shape);
   ctx.kernel().emit_reduction(
       "max_pool", y, g.reduce, lowest_of(t),
       [=](const Indices& i, const Indices& r) {
-        return pooled_load(x, g.windows, i, r, lowest_of(t));
+        return pooled_load(x, g.windows, layout.to_onnx(i), r, lowest_of(t));
       },
       [](Expr acc, Expr v) { return max(acc, v); });
-  return {TensorValue::of_buffer(y, g.out_shape)};
+  return {TensorValue::of_buffer(y, y_shape)};
 }
 
 // How many window elements of output position o lie in [lo, hi): the divisor
@@ -661,22 +730,26 @@ Expr window_count(const Window& w, const Expr& o, int64_t lo, int64_t hi) {
 
 std::vector<TensorValue> build_average_pool(OpContext& ctx) {
   const Node& n = ctx.node();
-  TensorValue x = readable(ctx, 0, "pool_input");
+  const ActLayout layout = layout_of(ctx);
+  TensorValue x = in_onnx_order(readable(ctx, 0, "pool_input"), layout);
   require_pool_input(ctx, x);
   require_float(ctx, x, "X");
   bool include_pad = n.attr_int("count_include_pad", 0) != 0;
   PoolGeometry g = pool_geometry(ctx, x);
   const std::vector<Window>& ws = g.windows;
-  const Shape& out_shape = g.out_shape;
+  const Shape out_shape = layout.to_physical(g.out_shape);
   DataType t = x.dtype;
   Buffer y = ctx.output_buffer(0, t, out_shape);
   ctx.kernel().emit_reduction(
       "avg_pool_sum", y, g.reduce, zero_of(t),
-      [=](const Indices& i, const Indices& r) { return pooled_load(x, ws, i, r, zero_of(t)); },
+      [=](const Indices& i, const Indices& r) {
+        return pooled_load(x, ws, layout.to_onnx(i), r, zero_of(t));
+      },
       [](Expr acc, Expr v) { return acc + v; });
   // The divisor: window elements inside the input, or inside the padded input
   // with count_include_pad (a ceil_mode window past the padding counts less).
-  ctx.kernel().emit_elementwise("avg_pool", y, [=](const Indices& i) {
+  ctx.kernel().emit_elementwise("avg_pool", y, [=](const Indices& physical) {
+    const Indices i = layout.to_onnx(physical);
     Expr count;
     int64_t constant = 1;
     for (size_t d = 0; d < ws.size(); ++d) {
@@ -690,20 +763,23 @@ std::vector<TensorValue> build_average_pool(OpContext& ctx) {
     }
     Expr divisor = make_const(t, static_cast<double>(constant));
     if (count) divisor = constant == 1 ? make_cast(t, count) : make_cast(t, times(count, constant));
-    return make_load(y, i) / divisor;
+    return make_load(y, physical) / divisor;
   });
   return {TensorValue::of_buffer(y, out_shape)};
 }
 
 std::vector<TensorValue> build_global_pool(OpContext& ctx, bool average) {
-  TensorValue x = readable(ctx, 0, "pool_input");
+  const ActLayout layout = layout_of(ctx);
+  TensorValue x = in_onnx_order(readable(ctx, 0, "pool_input"), layout);
   require_pool_input(ctx, x);
   if (average) require_float(ctx, x, "X");
   Shape out_shape{x.shape[0], x.shape[1]}, reduce(x.shape.begin() + 2, x.shape.end());
   out_shape.resize(x.shape.size(), 1);
+  out_shape = layout.to_physical(out_shape);
   DataType t = x.dtype;
   Buffer y = ctx.output_buffer(0, t, out_shape);
-  auto read = [x](const Indices& i, const Indices& r) {
+  auto read = [x, layout](const Indices& physical, const Indices& r) {
+    const Indices i = layout.to_onnx(physical);
     Indices xi{i[0], i[1]};
     xi.insert(xi.end(), r.begin(), r.end());
     return x.load(xi);
