@@ -2,13 +2,16 @@
 // primitive in the same run, on the conv layers of two ImageNet networks at
 // batch 1, 224x224 input, on 1 and 2 threads.
 //
-//   tirc_conv_bench [--quick] [--threads 1,2]
+//   tirc_conv_bench [--quick] [--threads 1,2] [--layout nchw|nhwc|both]
 //
 // The tirc kernel is built the way `tirc compile` builds an ONNX Conv: the
 // frontend's Conv operator (a pad stage and the conv block) as one kernel,
-// then the default rules (tuner/auto_schedule.h) for the host CPU model, then
-// the x86 generator. oneDNN gets its preferred layouts (format `any`); the
-// reorders from and to NCHW are outside the timing. Every tirc result is
+// in ONNX's NCHW layout or in the channels-last form the layout pass makes
+// (ir/onnx/layout.h: activations [N, H, W, C], weights [kh, kw, C, M]), then
+// the default rules (tuner/auto_schedule.h) for the host CPU model, then the
+// x86 generator. oneDNN gets its preferred layouts (format `any`); like
+// tirc's transposes to and from channels-last, its reorders from and to NCHW
+// are outside the timing. Every tirc result is
 // checked against oneDNN's; a wrong one prints WRONG and the exit status is 1.
 #include <omp.h>
 
@@ -30,6 +33,7 @@
 #include "codegen/x86/jit.h"
 #include "ir/error.h"
 #include "ir/onnx/build_module.h"
+#include "ir/onnx/op.h"
 #include "passes/pipeline.h"
 #include "runtime/tirc_runtime.h"
 #include "tuner/auto_schedule.h"
@@ -93,7 +97,7 @@ struct TircConv {
 
 // The frontend's kernel for one Conv node with X and W as parameters,
 // scheduled for `threads` (as `TIRC_NUM_THREADS=threads tirc compile` does).
-TircConv build_tirc(const Layer& l, int threads) {
+TircConv build_tirc(const Layer& l, int threads, bool nhwc) {
   using namespace onnx;
   Graph g;
   g.name = "conv_bench";
@@ -101,14 +105,18 @@ TircConv build_tirc(const Layer& l, int threads) {
   auto tensor = [&](const std::string& name, Shape shape) {
     g.tensors[name] = TensorInfo{name, DataType::float32(), std::move(shape), true, nullptr};
   };
-  tensor("x", {1, l.in_channels, l.size, l.size});
-  tensor("w", {l.out_channels, l.in_channels / l.group, l.kernel, l.kernel});
-  tensor("y", {1, l.out_channels, l.out_size(), l.out_size()});
+  const int64_t o = l.out_size(), cg = l.in_channels / l.group;
+  tensor("x",
+         nhwc ? Shape{1, l.size, l.size, l.in_channels} : Shape{1, l.in_channels, l.size, l.size});
+  tensor("w", nhwc ? Shape{l.kernel, l.kernel, cg, l.out_channels}
+                   : Shape{l.out_channels, cg, l.kernel, l.kernel});
+  tensor("y", nhwc ? Shape{1, o, o, l.out_channels} : Shape{1, l.out_channels, o, o});
   g.inputs = {"x", "w"};
   g.outputs = {"y"};
   Node n;
   n.name = "conv";
   n.op_type = "Conv";
+  if (nhwc) n.domain = std::string(onnx::kChannelsLastDomain);
   n.inputs = {"x", "w"};
   n.outputs = {"y"};
   n.attrs["strides"] = std::vector<int64_t>{l.stride, l.stride};
@@ -196,17 +204,28 @@ std::string fmt(double v, const char* f = "%.1f") {
   return buf;
 }
 
+// `from` as [a, rest] row-major, transposed to [rest, a].
+std::vector<float> first_axis_last(const std::vector<float>& from, int64_t a) {
+  const int64_t rest = int64_t(from.size()) / a;
+  std::vector<float> to(from.size());
+  for (int64_t i = 0; i < a; ++i)
+    for (int64_t j = 0; j < rest; ++j) to[size_t(j * a + i)] = from[size_t(i * rest + j)];
+  return to;
+}
+
 struct Row {
   const Layer* layer;
+  bool nhwc;
   int threads;
   double tirc, onednn;  // GFLOPS; NaN when wrong
 };
 
-int run(bool quick, const std::vector<int>& threads) {
+int run(bool quick, const std::vector<int>& threads, const std::vector<bool>& layouts) {
   const dnnl_version_t* v = dnnl_version();
   std::printf(
       "# oneDNN %d.%d.%d (%s runtime), layouts: oneDNN's preferred (reorders untimed); "
-      "tirc: NCHW, default schedule for %s at each thread count\n",
+      "tirc: NCHW and/or NHWC (transposes untimed), default schedule for %s at each thread "
+      "count\n",
       v->major, v->minor, v->patch, v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "other",
       host_target().name().c_str());
   const Budget budget = quick ? Budget{3, 0.01, 0.5} : Budget{20, 0.3, 3.0};
@@ -221,46 +240,62 @@ int run(bool quick, const std::vector<int>& threads) {
     std::vector<float> y(size_t(l.out_channels * o * o)), ref(y.size());
     for (float& e : x) e = uniform(rng);
     for (float& e : w) e = uniform(rng);
-    void* args[] = {x.data(), w.data(), y.data()};
-    for (int t : threads) {
-      TircConv tirc = build_tirc(l, t);
-      tirc_set_num_threads(t);
-      omp_set_num_threads(t);
-      // oneDNN fixes its thread count when the primitive is made: one per count.
-      OneDnnConv dnnl_conv(l, x.data(), w.data(), ref.data());
-      dnnl_conv.run();
-      dnnl_conv.fetch();
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      std::fill(y.begin(), y.end(), std::numeric_limits<float>::quiet_NaN());
-      tirc.fn(args);
-      Row r{&l, t, std::numeric_limits<double>::quiet_NaN(), 0};
-      // A pause before each timing: the other runtime's idle workers (tirc's
-      // pool, OpenMP's) may still spin on the same cores.
-      auto gflops = [&](const std::function<void()>& call) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(250));
-        return l.flops() / best_seconds(call, budget) * 1e-9;
-      };
-      if (relative_error(y, ref) <= 1e-4)
-        r.tirc = gflops([&] { tirc.fn(args); });
-      else
-        all_correct = false;
-      r.onednn = gflops([&] { dnnl_conv.run(); });
-      rows.push_back(r);
-      std::printf("%-16s %-24s thr %d  tirc %8s  onednn %8s  ratio %6s  (%s)\n", l.family, l.name,
-                  t, fmt(r.tirc).c_str(), fmt(r.onednn).c_str(),
-                  fmt(r.tirc / r.onednn, "%.3f").c_str(), dnnl_conv.impl().c_str());
-      std::fflush(stdout);
-    }
+    // Channels-last operands: x [H, W, C] from [C, H, W]; w [kh, kw, C/g, M]
+    // from [M, C/g, kh, kw].
+    const std::vector<float> xl = first_axis_last(x, l.in_channels);
+    std::vector<float> wl(w.size());
+    const int64_t kk = l.kernel * l.kernel, cg = l.in_channels / l.group;
+    for (int64_t m = 0; m < l.out_channels; ++m)
+      for (int64_t c = 0; c < cg; ++c)
+        for (int64_t k = 0; k < kk; ++k)
+          wl[size_t((k * cg + c) * l.out_channels + m)] = w[size_t((m * cg + c) * kk + k)];
+    std::vector<float> yl(y.size());
+    for (int t : threads)
+      for (bool nhwc : layouts) {
+        TircConv tirc = build_tirc(l, t, nhwc);
+        void* args[] = {nhwc ? (void*)xl.data() : (void*)x.data(),
+                        nhwc ? (void*)wl.data() : (void*)w.data(),
+                        nhwc ? (void*)yl.data() : (void*)y.data()};
+        tirc_set_num_threads(t);
+        omp_set_num_threads(t);
+        // oneDNN fixes its thread count when the primitive is made: one per count.
+        OneDnnConv dnnl_conv(l, x.data(), w.data(), ref.data());
+        dnnl_conv.run();
+        dnnl_conv.fetch();
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        std::fill(y.begin(), y.end(), std::numeric_limits<float>::quiet_NaN());
+        std::fill(yl.begin(), yl.end(), std::numeric_limits<float>::quiet_NaN());
+        tirc.fn(args);
+        if (nhwc) y = first_axis_last(yl, o * o);  // [OH * OW, M] -> [M, OH * OW]
+        Row r{&l, nhwc, t, std::numeric_limits<double>::quiet_NaN(), 0};
+        // A pause before each timing: the other runtime's idle workers (tirc's
+        // pool, OpenMP's) may still spin on the same cores.
+        auto gflops = [&](const std::function<void()>& call) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(250));
+          return l.flops() / best_seconds(call, budget) * 1e-9;
+        };
+        if (relative_error(y, ref) <= 1e-4)
+          r.tirc = gflops([&] { tirc.fn(args); });
+        else
+          all_correct = false;
+        r.onednn = gflops([&] { dnnl_conv.run(); });
+        rows.push_back(r);
+        std::printf("%-16s %-24s %s thr %d  tirc %8s  onednn %8s  ratio %6s  (%s)\n", l.family,
+                    l.name, nhwc ? "nhwc" : "nchw", t, fmt(r.tirc).c_str(), fmt(r.onednn).c_str(),
+                    fmt(r.tirc / r.onednn, "%.3f").c_str(), dnnl_conv.impl().c_str());
+        std::fflush(stdout);
+      }
   }
   std::printf("\ngeomean of tirc / oneDNN per layer family\n");
-  std::map<std::pair<std::string, int>, std::pair<double, int>> sums;
+  std::map<std::tuple<std::string, bool, int>, std::pair<double, int>> sums;
   for (const Row& r : rows) {
-    auto& s = sums[{r.layer->family, r.threads}];
+    auto& s = sums[{r.layer->family, r.nhwc, r.threads}];
     s.first += std::log(r.tirc / r.onednn);
     ++s.second;
   }
   for (const auto& [key, s] : sums)
-    std::printf("%-16s thr %d  %d layers  %s\n", key.first.c_str(), key.second, s.second,
+    std::printf("%-16s %s thr %d  %d layers  %s\n", std::get<0>(key).c_str(),
+                std::get<1>(key) ? "nhwc" : "nchw", std::get<2>(key), s.second,
                 fmt(std::exp(s.first / s.second), "%.3f").c_str());
   if (!all_correct) std::fprintf(stderr, "error: some kernels computed wrong results (WRONG)\n");
   return all_correct ? 0 : 1;
@@ -272,6 +307,7 @@ int run(bool quick, const std::vector<int>& threads) {
 int main(int argc, char** argv) {
   bool quick = false;
   std::vector<int> threads{1, 2};
+  std::vector<bool> layouts{false, true};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
@@ -288,13 +324,21 @@ int main(int argc, char** argv) {
         threads.push_back(int(t));
         p = *end == ',' ? end + 1 : end;
       }
+    } else if (a == "--layout" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (v != "nchw" && v != "nhwc" && v != "both") {
+        std::fprintf(stderr, "--layout expects nchw, nhwc or both\n");
+        return 2;
+      }
+      layouts = v == "both" ? std::vector<bool>{false, true} : std::vector<bool>{v == "nhwc"};
     } else {
-      std::fprintf(stderr, "usage: %s [--quick] [--threads 1,2]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--quick] [--threads 1,2] [--layout nchw|nhwc|both]\n",
+                   argv[0]);
       return 2;
     }
   }
   try {
-    return tirc::bench::run(quick, threads);
+    return tirc::bench::run(quick, threads, layouts);
   } catch (const tirc::Error& e) {
     std::fprintf(stderr, "%s\n", e.render().c_str());
     return 1;

@@ -406,19 +406,30 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
     return {TensorValue::of_buffer(y, y_shape)};
   }
   // Groups of several output channels: the group is a loop of its own, over
-  // (n, g, m, spatial...), writing channel g * Mg + m from channels g * Cg + r0.
-  Shape space{N, group, Mg};
-  space.insert(space.end(), out_shape.begin() + 2, out_shape.end());
+  // (n, g, m, spatial...), writing channel g * Mg + m from channels g * Cg + r0;
+  // channels-last iterates (n, spatial..., g, m), channels innermost.
+  const Shape spatial(out_shape.begin() + 2, out_shape.end());
+  Shape space{N};
+  if (!layout.channels_last) space.insert(space.end(), {group, Mg});
+  space.insert(space.end(), spatial.begin(), spatial.end());
+  if (layout.channels_last) space.insert(space.end(), {group, Mg});
+  // Space indices in the (n, g, m, spatial...) order.
+  auto grouped = [layout](Indices s) {
+    if (layout.channels_last) std::rotate(s.begin() + 1, s.end() - 2, s.end());
+    return s;
+  };
   auto channel_of = [Mg](const Indices& i) { return times(i[1], Mg) + i[2]; };
   ctx.kernel().emit_reduction(
       "conv", y, space,
-      [=](const Indices& i) {
+      [=](const Indices& s) {
+        const Indices i = grouped(s);
         Indices at{i[0], channel_of(i)};
         at.insert(at.end(), i.begin() + 3, i.end());
         return layout.to_physical(at);
       },
-      reduce, [=](const Indices& i) { return bias_at(channel_of(i)); },
-      [=](const Indices& i, const Indices& r) {
+      reduce, [=](const Indices& s) { return bias_at(channel_of(grouped(s))); },
+      [=](const Indices& s, const Indices& r) {
+        const Indices i = grouped(s);
         Expr channel = Cg == 1 ? i[1] : times(i[1], Cg) + r[0];
         Indices out(i.begin() + 3, i.end());
         return x.load(window({i[0], channel}, out, r)) * weight(channel_of(i), r);
