@@ -95,6 +95,12 @@ struct TircConv {
   JitModule::PackedFn fn = nullptr;
 };
 
+// Whether the layout pass gives this layer's channels-last weights in blocks
+// of 16 output channels, [M / 16, kh, kw, C, 16] (ir/onnx/layout.cpp).
+bool blocked_weights(const Layer& l) {
+  return l.group == 1 && l.out_channels % 16 == 0;
+}
+
 // The frontend's kernel for one Conv node with X and W as parameters,
 // scheduled for `threads` (as `TIRC_NUM_THREADS=threads tirc compile` does).
 TircConv build_tirc(const Layer& l, int threads, bool nhwc) {
@@ -108,8 +114,9 @@ TircConv build_tirc(const Layer& l, int threads, bool nhwc) {
   const int64_t o = l.out_size(), cg = l.in_channels / l.group;
   tensor("x",
          nhwc ? Shape{1, l.size, l.size, l.in_channels} : Shape{1, l.in_channels, l.size, l.size});
-  tensor("w", nhwc ? Shape{l.kernel, l.kernel, cg, l.out_channels}
-                   : Shape{l.out_channels, cg, l.kernel, l.kernel});
+  tensor("w", !nhwc                ? Shape{l.out_channels, cg, l.kernel, l.kernel}
+              : blocked_weights(l) ? Shape{l.out_channels / 16, l.kernel, l.kernel, cg, 16}
+                                   : Shape{l.kernel, l.kernel, cg, l.out_channels});
   tensor("y", nhwc ? Shape{1, o, o, l.out_channels} : Shape{1, l.out_channels, o, o});
   g.inputs = {"x", "w"};
   g.outputs = {"y"};
@@ -241,14 +248,16 @@ int run(bool quick, const std::vector<int>& threads, const std::vector<bool>& la
     for (float& e : x) e = uniform(rng);
     for (float& e : w) e = uniform(rng);
     // Channels-last operands: x [H, W, C] from [C, H, W]; w [kh, kw, C/g, M]
-    // from [M, C/g, kh, kw].
+    // or [M / 16, kh, kw, C/g, 16] from [M, C/g, kh, kw].
     const std::vector<float> xl = first_axis_last(x, l.in_channels);
     std::vector<float> wl(w.size());
     const int64_t kk = l.kernel * l.kernel, cg = l.in_channels / l.group;
     for (int64_t m = 0; m < l.out_channels; ++m)
       for (int64_t c = 0; c < cg; ++c)
         for (int64_t k = 0; k < kk; ++k)
-          wl[size_t((k * cg + c) * l.out_channels + m)] = w[size_t((m * cg + c) * kk + k)];
+          wl[size_t(blocked_weights(l) ? (((m / 16 * kk + k) * cg + c) * 16 + m % 16)
+                                       : ((k * cg + c) * l.out_channels + m))] =
+              w[size_t((m * cg + c) * kk + k)];
     std::vector<float> yl(y.size());
     for (int t : threads)
       for (bool nhwc : layouts) {

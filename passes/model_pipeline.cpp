@@ -26,7 +26,7 @@ IRModule build(onnx::Graph graph, const ModelOptions& options) {
                                  ? onnx::prefers_channels_last(graph)
                                  : options.layout == ModelOptions::Layout::Nhwc;
   if (channels_last) {
-    graph = onnx::convert_to_channels_last(std::move(graph));
+    graph = onnx::convert_to_channels_last(std::move(graph), options.blocked_weights_bytes);
     graph = onnx::fold_and_infer(std::move(graph));
   }
   std::vector<onnx::KernelGroup> groups = fuse_ops(graph, options.fuse);

@@ -8,6 +8,7 @@
 
 #include "ir/function.h"
 #include "ir/onnx/graph.h"
+#include "ir/onnx/layout.h"
 
 namespace tirc {
 
@@ -18,6 +19,8 @@ struct ModelOptions {
   // or ONNX's NCHW; Auto picks per model (onnx::prefers_channels_last).
   enum class Layout { Auto, Nchw, Nhwc };
   Layout layout = Layout::Auto;
+  // Channels-last Conv weights at least this big are blocked by 16 output channels.
+  size_t blocked_weights_bytes = onnx::kBlockedWeightsBytes;
   std::string entry_name = "run";
 };
 

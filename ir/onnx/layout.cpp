@@ -14,6 +14,11 @@ namespace {
 const std::vector<int64_t> kToChannelsLast{0, 2, 3, 1};    // NCHW -> NHWC
 const std::vector<int64_t> kFromChannelsLast{0, 3, 1, 2};  // NHWC -> NCHW
 const std::vector<int64_t> kConvWeights{2, 3, 1, 0};       // [M, C, kh, kw] -> [kh, kw, C, M]
+// [M / B, B, C, kh, kw] -> [M / B, kh, kw, C, B]
+const std::vector<int64_t> kBlockedConvWeights{0, 3, 4, 2, 1};
+// Output channels per weights block of a channels-last convolution without
+// groups: one AVX-512 vector (two AVX2 ones), the register tile's column unit.
+constexpr int64_t kWeightsBlock = 16;
 
 bool is_float_rank4(const TensorInfo& t) {
   return t.shape_known && t.shape.size() == 4 && t.dtype == DataType::float32();
@@ -33,7 +38,8 @@ const std::set<std::string>& elementwise_op_types() {
 
 class ChannelsLast {
  public:
-  explicit ChannelsLast(Graph graph) : g_(std::move(graph)) {}
+  ChannelsLast(Graph graph, size_t blocked_weights_bytes)
+      : g_(std::move(graph)), blocked_weights_bytes_(blocked_weights_bytes) {}
 
   Graph run() {
     std::vector<Node> nodes = std::move(g_.nodes);
@@ -110,7 +116,10 @@ class ChannelsLast {
     const int64_t group = n.attr_int("group", 1), channels = x.shape[1];
     const bool depthwise = group == channels && w.shape[0] == channels && w.shape[1] == 1;
     if (group != 1 && !depthwise) return false;
-    const std::string packed = permuted_constant(g_, n.inputs[1], kConvWeights);
+    const bool large = w.value->num_bytes() >= blocked_weights_bytes_;
+    const std::string packed = group == 1 && large && w.shape[0] % kWeightsBlock == 0
+                                   ? blocked_weights(n.inputs[1])
+                                   : permuted_constant(g_, n.inputs[1], kConvWeights);
     if (packed.empty()) return false;
     Node c = n;
     c.domain = std::string(kChannelsLastDomain);
@@ -118,6 +127,23 @@ class ChannelsLast {
     c.inputs[1] = packed;
     emit_channels_last(std::move(c));
     return true;
+  }
+
+  // Weights [M, C, kh, kw] as [M / B, kh, kw, C, B]: a block of B output
+  // channels reads one contiguous panel, row after row of B as the
+  // reduction over (C, kh, kw) advances.
+  std::string blocked_weights(const std::string& name) {
+    const TensorInfo& w = g_.tensor(name);
+    if (!w.value || g_.is_input(name) || g_.is_output(name)) return "";
+    Shape split{w.shape[0] / kWeightsBlock, kWeightsBlock};
+    split.insert(split.end(), w.shape.begin() + 1, w.shape.end());
+    auto reshaped = std::make_shared<NDArray>(w.value->dtype(), split);
+    std::copy(w.value->data(), w.value->data() + w.value->num_bytes(), reshaped->data());
+    const std::string tmp = g_.fresh_tensor_name(name + "_blocks");
+    g_.tensors[tmp] = TensorInfo{tmp, w.dtype, split, true, reshaped};
+    const std::string packed = permuted_constant(g_, tmp, kBlockedConvWeights);
+    g_.tensors.erase(tmp);
+    return packed;
   }
 
   // A pool follows a channels-last producer; alone it would only add transposes.
@@ -181,23 +207,29 @@ class ChannelsLast {
   }
 
   Graph g_;
+  size_t blocked_weights_bytes_;
   std::map<std::string, std::string> twin_;  // ONNX-layout activation -> channels-last twin
 };
 
 }  // namespace
 
 bool prefers_channels_last(const Graph& graph) {
+  bool any_conv = false, all_whole_blocks = true;
   for (const Node& n : graph.nodes) {
     if (!n.is("Conv") || n.inputs.size() < 2) continue;
     const TensorInfo& x = graph.tensor(n.inputs[0]);
+    const TensorInfo& w = graph.tensor(n.inputs[1]);
+    if (!is_float_rank4(x) || w.shape.size() != 4) continue;
     const int64_t group = n.attr_int("group", 1);
-    if (is_float_rank4(x) && group > 1 && group == x.shape[1]) return true;
+    if (group > 1 && group == x.shape[1]) return true;  // depthwise
+    any_conv = true;
+    all_whole_blocks = all_whole_blocks && w.shape[0] % kWeightsBlock == 0;
   }
-  return false;
+  return any_conv && all_whole_blocks;
 }
 
-Graph convert_to_channels_last(Graph graph) {
-  return ChannelsLast(std::move(graph)).run();
+Graph convert_to_channels_last(Graph graph, size_t blocked_weights_bytes) {
+  return ChannelsLast(std::move(graph), blocked_weights_bytes).run();
 }
 
 }  // namespace tirc::onnx

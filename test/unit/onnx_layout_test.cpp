@@ -9,6 +9,7 @@
 #include "model_test_util.h"
 #include "onnx_model_test.h"
 #include "passes/model_pipeline.h"
+#include "tuner/auto_schedule.h"
 
 namespace tirc::test {
 namespace {
@@ -24,30 +25,30 @@ onnx::Graph mixed_graph() {
   GraphMaker gm;
   gm.graph.opset = 13;
   gm.input("x", {1, 3, 9, 9});
-  gm.constant("w1", filled({8, 3, 3, 3}, -0.3, 0.003));
-  gm.constant("b1", filled({8}, -0.1, 0.03));
+  gm.constant("w1", filled({16, 3, 3, 3}, -0.3, 0.0015));
+  gm.constant("b1", filled({16}, -0.1, 0.015));
   gm.node("Conv", {"x", "w1", "b1"}, {"c1"},
           {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"strides", std::vector<int64_t>{2, 2}}});
   gm.node("Relu", {"c1"}, {"r1"});
-  gm.constant("wd", filled({8, 1, 3, 3}, -0.2, 0.006));
+  gm.constant("wd", filled({16, 1, 3, 3}, -0.2, 0.003));
   gm.node("Conv", {"r1", "wd"}, {"d"},
-          {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"group", int64_t{8}}});
+          {{"pads", std::vector<int64_t>{1, 1, 1, 1}}, {"group", int64_t{16}}});
   gm.constant("lo", filled({}, 0, 0));
   gm.constant("hi", filled({}, 0.5, 0));
   gm.node("Clip", {"d", "lo", "hi"}, {"dc"});
   gm.node("Add", {"dc", "r1"}, {"a"});
-  gm.constant("scale", filled({8, 1, 1}, 0.5, 0.125));
+  gm.constant("scale", filled({16, 1, 1}, 0.5, 0.0625));
   gm.node("Mul", {"a", "scale"}, {"m"});
   gm.node("MaxPool", {"m"}, {"y"},
           {{"kernel_shape", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
-  gm.constant("e1", filled({4, 8, 1, 1}, -0.25, 0.015));
-  gm.constant("e2", filled({6, 8, 1, 1}, 0.2, -0.01));
+  gm.constant("e1", filled({16, 16, 1, 1}, -0.25, 0.002));
+  gm.constant("e2", filled({6, 16, 1, 1}, 0.2, -0.005));
   gm.node("Conv", {"y", "e1"}, {"p1"});
   gm.node("Conv", {"y", "e2"}, {"p2"});
   gm.node("Concat", {"p1", "p2"}, {"cat"}, {{"axis", int64_t{1}}});
   gm.node("GlobalAveragePool", {"cat"}, {"g"});
   gm.node("Flatten", {"g"}, {"f"});
-  gm.constant("fc", filled({10, 5}, -0.2, 0.01));
+  gm.constant("fc", filled({22, 5}, -0.2, 0.004));
   gm.node("Gemm", {"f", "fc"}, {"out"});
   gm.output("out");
   gm.output("y");
@@ -61,9 +62,11 @@ int count(const onnx::Graph& g, const std::string& op, bool channels_last) {
   return n;
 }
 
-IRModule build(const onnx::Graph& g, ModelOptions::Layout layout) {
+IRModule build(const onnx::Graph& g, ModelOptions::Layout layout,
+               size_t blocked_weights_bytes = onnx::kBlockedWeightsBytes) {
   ModelOptions options;
   options.layout = layout;
+  options.blocked_weights_bytes = blocked_weights_bytes;
   return graph_to_module(g, options);
 }
 
@@ -73,7 +76,8 @@ TEST_CASE("layout: convolutions, pools and what lies between them go channels-la
           "[onnx-model][layout]") {
   onnx::Graph g = onnx::fold_and_infer(mixed_graph());
   CHECK(onnx::prefers_channels_last(g));
-  onnx::Graph c = onnx::fold_and_infer(onnx::convert_to_channels_last(g));
+  // Every weight blocked that can be (the default blocks only big ones).
+  onnx::Graph c = onnx::fold_and_infer(onnx::convert_to_channels_last(g, 0));
   CHECK(count(c, "Conv", true) == 4);
   CHECK(count(c, "Conv", false) == 0);
   for (const char* op : {"Relu", "Clip", "Add", "Mul", "Concat"}) {
@@ -86,13 +90,22 @@ TEST_CASE("layout: convolutions, pools and what lies between them go channels-la
   // Transposes remain only at the edges: into the first conv, out to the
   // output y and to Flatten; the constant ones were folded.
   CHECK(count(c, "Transpose", true) == 3);
-  // The Mul's per-channel constant became [1, 1, 1, C]; conv weights [kh, kw, C, M].
+  // The Mul's per-channel constant became [1, 1, 1, C]; conv weights [kh,
+  // kw, C, M], or [M / 16, kh, kw, C, 16] without groups when 16 divides M.
+  std::vector<onnx::Shape> weights;
   for (const onnx::Node& n : c.nodes) {
-    if (n.op_type == "Mul") CHECK(c.tensor(n.inputs[1]).shape == onnx::Shape{1, 1, 1, 8});
-    if (n.op_type == "Conv" && c.tensor(n.inputs[0]).shape == onnx::Shape{1, 5, 5, 8} &&
-        c.tensor(n.outputs[0]).shape == onnx::Shape{1, 5, 5, 8})
-      CHECK(c.tensor(n.inputs[1]).shape == onnx::Shape{3, 3, 1, 8});
+    if (n.op_type == "Mul") CHECK(c.tensor(n.inputs[1]).shape == onnx::Shape{1, 1, 1, 16});
+    if (n.op_type == "Conv") weights.push_back(c.tensor(n.inputs[1]).shape);
   }
+  CHECK(weights == std::vector<onnx::Shape>{
+                       {1, 3, 3, 3, 16}, {3, 3, 1, 16}, {1, 1, 1, 16, 16}, {1, 1, 16, 6}});
+  // By default these small weights are not blocked.
+  weights.clear();
+  onnx::Graph d = onnx::fold_and_infer(onnx::convert_to_channels_last(g));
+  for (const onnx::Node& n : d.nodes)
+    if (n.op_type == "Conv") weights.push_back(d.tensor(n.inputs[1]).shape);
+  CHECK(weights ==
+        std::vector<onnx::Shape>{{3, 3, 3, 16}, {3, 3, 1, 16}, {1, 1, 16, 16}, {1, 1, 16, 6}});
 }
 
 TEST_CASE("layout: channels-last computes what NCHW computes, interpreted and compiled",
@@ -100,26 +113,72 @@ TEST_CASE("layout: channels-last computes what NCHW computes, interpreted and co
   const NDArray x = filled({1, 3, 9, 9}, -1, 0.01);
   const std::vector<NDArray> want =
       run_entry(build(mixed_graph(), ModelOptions::Layout::Nchw), {x});
-  const IRModule nhwc = build(mixed_graph(), ModelOptions::Layout::Nhwc);
-  std::vector<std::optional<Target>> targets = {std::nullopt};
-  for (Isa isa : {Isa::avx512, Isa::avx2})
-    if (host_supports(Target{isa})) targets.push_back(Target{isa});
-  for (const auto& t : targets) {
-    INFO((t ? t->name() : "interpreter"));
-    const std::vector<NDArray> got = run_entry(nhwc, {x}, t);
-    REQUIRE(got.size() == want.size());
-    for (size_t i = 0; i < got.size(); ++i) CHECK(compare_tensors(got[i], want[i]).empty());
+  for (size_t blocked_bytes : {size_t{0}, onnx::kBlockedWeightsBytes}) {
+    const IRModule nhwc = build(mixed_graph(), ModelOptions::Layout::Nhwc, blocked_bytes);
+    std::vector<std::optional<Target>> targets = {std::nullopt};
+    for (Isa isa : {Isa::avx512, Isa::avx2})
+      if (host_supports(Target{isa})) targets.push_back(Target{isa});
+    for (const auto& t : targets) {
+      // The plain nests, and the default schedules for 1 and 2 threads.
+      std::vector<std::pair<std::string, IRModule>> variants = {{"plain", nhwc}};
+      for (int threads : {1, 2}) {
+        RuleContext cx;
+        cx.cpu = host_cpu_model(t ? *t : host_target());
+        cx.cpu.threads = threads;
+        variants.emplace_back("scheduled for " + std::to_string(threads) + " thread(s)",
+                              auto_schedule(nhwc, cx).schedule.mod());
+      }
+      for (const auto& [what, m] : variants) {
+        INFO((t ? t->name() : "interpreter") << ", " << what << ", blocked from " << blocked_bytes);
+        const std::vector<NDArray> got = run_entry(m, {x}, t);
+        REQUIRE(got.size() == want.size());
+        for (size_t i = 0; i < got.size(); ++i) CHECK(compare_tensors(got[i], want[i]).empty());
+      }
+    }
   }
+  // The scheduled module is race-free: the interpreter in checking mode.
+  RuleContext cx;
+  cx.cpu = host_cpu_model(host_target());
+  cx.cpu.threads = 2;
+  const IRModule scheduled =
+      auto_schedule(build(mixed_graph(), ModelOptions::Layout::Nhwc, 0), cx).schedule.mod();
+  const PrimFunc& entry = scheduled.at(entry_name(scheduled));
+  std::vector<NDArray> args = {x};
+  for (size_t p = 1; p < entry->params.size(); ++p) {
+    std::vector<int64_t> shape;
+    for (const Expr& e : entry->params[p].buffer->shape) shape.push_back(*as_const_int(e));
+    args.emplace_back(DataType::float32(), shape);
+  }
+  std::vector<Argument> call;
+  for (NDArray& a : args) call.push_back({&a});
+  REQUIRE_NOTHROW(run_module(scheduled, entry_name(scheduled), call, RunOptions::checked()));
+  for (size_t i = 0; i < want.size(); ++i) CHECK(compare_tensors(args[i + 1], want[i]).empty());
 }
 
 TEST_CASE("layout: what stays in ONNX's layout", "[onnx-model][layout]") {
-  SECTION("a model without depthwise convolutions keeps NCHW by default") {
-    GraphMaker gm;
-    gm.input("x", {1, 2, 5, 5});
-    gm.constant("w", filled({3, 2, 3, 3}, -0.4, 0.015));
-    gm.node("Conv", {"x", "w"}, {"y"});
-    gm.output("y");
-    CHECK_FALSE(onnx::prefers_channels_last(onnx::fold_and_infer(gm.graph)));
+  SECTION("the default: channels-last for depthwise or whole blocks of 16 channels") {
+    // A conv with M output channels, then one with M2 (0: none); depthwise
+    // when M2 is negative.
+    auto prefers = [](int64_t m, int64_t m2) {
+      GraphMaker gm;
+      gm.input("x", {1, 2, 5, 5});
+      gm.constant("w", filled({m, 2, 3, 3}, -0.4, 0.015));
+      gm.node("Conv", {"x", "w"}, {"c"}, {{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+      std::string out = "c";
+      if (m2 != 0) {
+        const bool depthwise = m2 < 0;
+        gm.constant("w2", filled({depthwise ? m : m2, depthwise ? 1 : m, 3, 3}, -0.4, 0.015));
+        gm.node("Conv", {"c", "w2"}, {"y"}, {{"group", depthwise ? m : int64_t{1}}});
+        out = "y";
+      }
+      gm.output(out);
+      return onnx::prefers_channels_last(onnx::fold_and_infer(gm.graph));
+    };
+    CHECK_FALSE(prefers(3, 0));
+    CHECK(prefers(32, 0));
+    CHECK(prefers(32, 16));
+    CHECK_FALSE(prefers(32, 10));  // a 10-class convolution
+    CHECK(prefers(3, -1));         // depthwise
   }
   SECTION("grouped (not depthwise) convolutions, run-time weights and lone pools") {
     GraphMaker gm;

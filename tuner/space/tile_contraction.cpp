@@ -90,11 +90,27 @@ int loop_for_var(const BlockNest& nest, const ExprNode* v) {
 
 // The loop of C's columns: the one whose variable is C's last index, or v
 // where C is indexed [.., v // E, v % E] (a convolution over flattened
-// output pixels, contiguous along v). Sets *dims to the indices it spans.
-int columns_loop(const BlockNest& nest, const BufferStoreNode& st, size_t* dims) {
+// output pixels, contiguous along v), or b where the last index is a * E + b
+// with b of extent E (channels in blocks of E, as blocked weights are read:
+// *blocks is then a's loop). Sets *dims to the indices it spans.
+int columns_loop(const BlockNest& nest, const BufferStoreNode& st, size_t* dims, int* blocks) {
   const size_t n = st.indices.size();
   *dims = 1;
+  *blocks = -1;
   if (int l = loop_for_var(nest, st.indices[n - 1].get()); l >= 0) return l;
+  if (auto* add = st.indices[n - 1].as<BinaryNode>(); add && add->kind == ExprKind::Add) {
+    for (int side = 0; side < 2; ++side) {
+      auto* mul = (side ? add->b : add->a).as<BinaryNode>();
+      const Expr& inner = side ? add->a : add->b;
+      if (!mul || mul->kind != ExprKind::Mul) continue;
+      auto e = as_const_int(mul->b);
+      const int a = loop_for_var(nest, mul->a.get()), b = loop_for_var(nest, inner.get());
+      if (e && a >= 0 && b >= 0 && nest.loops[b].extent == *e) {
+        *blocks = a;
+        return b;
+      }
+    }
+  }
   Expr v = n >= 2 ? split_pair(st.buffer, st.indices[n - 2], st.indices[n - 1], n - 2) : Expr();
   if (!v) return -1;
   *dims = 2;
@@ -128,7 +144,8 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   if (!st || st->indices.size() < 2)
     return {false, "not a C[.., i, j] += A * B contraction (or max(C, A))"};
   size_t column_dims = 1;
-  const int jl = columns_loop(*nest, *st, &column_dims);
+  int jbl = -1;
+  const int jl = columns_loop(*nest, *st, &column_dims, &jbl);
   if (jl < 0) return {false, "the output's last index is not a loop variable"};
   if (st->indices.size() < column_dims + 1) return {false, "no index for the register tile's rows"};
   int il = loop_for_var(*nest, st->indices[st->indices.size() - column_dims - 1].get());
@@ -136,7 +153,7 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   if (il < 0) return {false, "no loop for the register tile's rows"};
   std::vector<int> batch, reduce;
   for (int l = 0; l < static_cast<int>(nest->loops.size()); ++l) {
-    if (l == il || l == jl) continue;
+    if (l == il || l == jl || l == jbl) continue;
     (nest->loops[l].spatial ? batch : reduce).push_back(l);
   }
   if (reduce.empty()) return {false, "no reduction loop"};
@@ -149,10 +166,19 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   for (int r : reduce) k_total *= nest->loops[r].extent;
   const int64_t window = k_total / K.extent;
 
-  const MatmulTiling t = choose_matmul_tiling(I.extent, J.extent, K.extent, cx.cpu.target,
+  // Blocked columns (E channels per block, jbl's loop over the blocks): the
+  // register tile takes a divisor of the block count, the E columns of each
+  // block stay whole and innermost.
+  const int64_t blocks = jbl >= 0 ? nest->loops[jbl].extent : 1;
+  const int64_t columns_total = J.extent * blocks;
+  const MatmulTiling t = choose_matmul_tiling(I.extent, columns_total, K.extent, cx.cpu.target,
                                               std::max<int64_t>(cx.cpu.l1d / window, 1));
   Tiled i = tile(sch, I.rv, I.extent, t.rows, 16, cx);
-  Tiled j = tile(sch, J.rv, J.extent, t.columns, 64, cx);
+  int64_t tile_blocks = std::max<int64_t>(1, t.columns / J.extent);
+  while (blocks % tile_blocks) --tile_blocks;
+  Tiled j = jbl >= 0 ? tile(sch, nest->loops[jbl].rv, blocks, tile_blocks, 64 / J.extent + 1, cx)
+                     : tile(sch, J.rv, J.extent, t.columns, 64, cx);
+  const int64_t tile_columns = jbl >= 0 ? j.inner_extent * J.extent : j.inner_extent;
   Tiled k = tile(sch, K.rv, K.extent, t.kc, 256, cx);
 
   // Enough outer iterations above the reduction: the batch loops (a
@@ -180,7 +206,7 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
     vec_batch_invariant =
         vec_batch_invariant && it >= 0 && !load_uses(*vec, blk.iter_vars[it].var.get());
   }
-  const int64_t panel_bytes = k_total * J.extent * int64_t{4};
+  const int64_t panel_bytes = k_total * columns_total * int64_t{4};
   const bool columns_first =
       vec_batch_invariant && panel_bytes > cx.cpu.l2 / 2 && j.outer_extent > 1;
   std::vector<LoopRV> prefix;
@@ -202,14 +228,15 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
     if (r != reduce.front()) order.push_back(nest->loops[r].rv);
   order.push_back(i.inner);
   order.push_back(j.inner);
+  if (jbl >= 0) order.push_back(J.rv);
   sch.reorder(order);
 
   // The init as its own nest just before the reduction, per outer iteration.
   BlockRV init = sch.decompose_reduction(block, k.outer);
   sch.vectorize(sch.get_loops(init).back());
-  sch.vectorize(j.inner);
+  sch.vectorize(jbl >= 0 ? J.rv : j.inner);
   std::string note = "register tile " + std::to_string(i.inner_extent) + "x" +
-                     std::to_string(j.inner_extent) + ", k block " + std::to_string(k.inner_extent);
+                     std::to_string(tile_columns) + ", k block " + std::to_string(k.inner_extent);
   const LoopRV outer = prefix.size() > 1 ? sch.fuse(prefix) : prefix[0];
   if (parallel) {
     sch.parallel(outer);

@@ -305,16 +305,29 @@ Buffer conv_over_pixels(OpContext& ctx, const TensorValue& x, const TensorValue&
 
 // Conv's weights read in ONNX's order [M, C / group, k...]: channels-last
 // convolutions take them as [k..., C / group, M] (the layout pass transposes
-// the constant), so that consecutive output channels are contiguous.
-TensorValue weights_in_onnx_order(const TensorValue& w, const ActLayout& layout) {
+// the constant), so that consecutive output channels are contiguous, or
+// blocked as [M / B, k..., C / group, B] (see blocked_weights).
+TensorValue weights_in_onnx_order(const TensorValue& w, const ActLayout& layout, size_t spatial) {
   if (!layout.channels_last || w.rank() < 3) return w;
+  if (w.shape.size() == spatial + 3) {  // blocked
+    const int64_t b = w.shape.back();
+    Shape shape{w.shape[0] * b, w.shape[spatial + 1]};
+    shape.insert(shape.end(), w.shape.begin() + 1, w.shape.begin() + 1 + long(spatial));
+    return TensorValue::of_element(w.dtype, shape, [w, b](const Indices& i) {
+      Indices v{floordiv(i[0], make_int(b))};
+      v.insert(v.end(), i.begin() + 2, i.end());
+      v.push_back(i[1]);
+      v.push_back(floormod(i[0], make_int(b)));
+      return w.load(v);
+    });
+  }
   const size_t r = w.shape.size();
   auto to_onnx = [r](const auto& v) {
     std::decay_t<decltype(v)> o{v[r - 1], v[r - 2]};
     o.insert(o.end(), v.begin(), v.end() - 2);
     return o;
   };
-  auto to_physical = [r](const Indices& o) {
+  auto to_physical = [](const Indices& o) {
     Indices v(o.begin() + 2, o.end());
     v.push_back(o[1]);
     v.push_back(o[0]);
@@ -332,7 +345,10 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
   TensorValue w = readable(ctx, 1, "conv_weight");
   const std::string x_name = x.buffer ? x.buffer->name + "_pad" : "conv_pad";
   x = in_onnx_order(x, layout);
-  w = weights_in_onnx_order(w, layout);
+  // Blocked channels-last weights [M / B, k..., C, B] (ir/onnx/layout.h).
+  const TensorValue w_blocked = w;
+  const bool blocked = layout.channels_last && w.rank() == x.rank() + 1;
+  w = weights_in_onnx_order(w, layout, x.shape.size() - 2);
   require_float(ctx, x, "X");
   if (w.dtype != x.dtype) ctx.fail("W has type " + w.dtype.str() + ", X " + x.dtype.str());
   if (x.rank() < 3)
@@ -392,6 +408,35 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
   auto add = [](Expr acc, Expr v) { return acc + v; };
   const Shape y_shape = layout.to_physical(out_shape);
   Buffer y = ctx.output_buffer(0, t, y_shape);
+  if (blocked) {
+    // Output channel m = mb * B + mi over (n, spatial..., mb, mi): the
+    // weights a block of B channels needs are one contiguous panel.
+    if (group != 1) ctx.fail("blocked weights need group 1");
+    const int64_t b = w_blocked.shape.back();
+    Shape space{N};
+    space.insert(space.end(), out_shape.begin() + 2, out_shape.end());
+    space.insert(space.end(), {M / b, b});
+    const size_t k = rd.size();
+    auto channel = [b, k](const Indices& s) { return times(s[k + 1], b) + s[k + 2]; };
+    ctx.kernel().emit_reduction(
+        "conv", y, space,
+        [=](const Indices& s) {
+          Indices at(s.begin(), s.begin() + long(k) + 1);
+          at.push_back(channel(s));
+          return at;
+        },
+        reduce, [=](const Indices& s) { return bias_at(channel(s)); },
+        [=](const Indices& s, const Indices& r) {
+          Indices out(s.begin() + 1, s.begin() + 1 + long(k));
+          Indices wi{s[k + 1]};
+          wi.insert(wi.end(), r.begin() + 1, r.end());
+          wi.push_back(r[0]);
+          wi.push_back(s[k + 2]);
+          return x.load(window({s[0], r[0]}, out, r)) * w_blocked.load(wi);
+        },
+        add);
+    return {TensorValue::of_buffer(y, y_shape)};
+  }
   if (group == 1 || Mg == 1) {
     // Output channel m reads input channels m * Cg + r0 (r0 alone without groups).
     ctx.kernel().emit_reduction(
