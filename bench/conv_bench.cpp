@@ -33,6 +33,7 @@
 #include "codegen/x86/jit.h"
 #include "ir/error.h"
 #include "ir/onnx/build_module.h"
+#include "ir/onnx/layout.h"
 #include "ir/onnx/op.h"
 #include "passes/pipeline.h"
 #include "runtime/tirc_runtime.h"
@@ -96,9 +97,10 @@ struct TircConv {
 };
 
 // Whether the layout pass gives this layer's channels-last weights in blocks
-// of 16 output channels, [M / 16, kh, kw, C, 16] (ir/onnx/layout.cpp).
+// of 16 output channels, [M / 16, C, kh, kw, 16] (ir/onnx/layout.h).
 bool blocked_weights(const Layer& l) {
-  return l.group == 1 && l.out_channels % 16 == 0;
+  const int64_t bytes = 4 * l.out_channels * l.in_channels * l.kernel * l.kernel;
+  return l.group == 1 && l.out_channels % 16 == 0 && bytes >= int64_t(onnx::kBlockedWeightsBytes);
 }
 
 // The frontend's kernel for one Conv node with X and W as parameters,
@@ -115,7 +117,7 @@ TircConv build_tirc(const Layer& l, int threads, bool nhwc) {
   tensor("x",
          nhwc ? Shape{1, l.size, l.size, l.in_channels} : Shape{1, l.in_channels, l.size, l.size});
   tensor("w", !nhwc                ? Shape{l.out_channels, cg, l.kernel, l.kernel}
-              : blocked_weights(l) ? Shape{l.out_channels / 16, l.kernel, l.kernel, cg, 16}
+              : blocked_weights(l) ? Shape{l.out_channels / 16, cg, l.kernel, l.kernel, 16}
                                    : Shape{l.kernel, l.kernel, cg, l.out_channels});
   tensor("y", nhwc ? Shape{1, o, o, l.out_channels} : Shape{1, l.out_channels, o, o});
   g.inputs = {"x", "w"};
@@ -248,14 +250,14 @@ int run(bool quick, const std::vector<int>& threads, const std::vector<bool>& la
     for (float& e : x) e = uniform(rng);
     for (float& e : w) e = uniform(rng);
     // Channels-last operands: x [H, W, C] from [C, H, W]; w [kh, kw, C/g, M]
-    // or [M / 16, kh, kw, C/g, 16] from [M, C/g, kh, kw].
+    // or [M / 16, C, kh, kw, 16] from [M, C/g, kh, kw].
     const std::vector<float> xl = first_axis_last(x, l.in_channels);
     std::vector<float> wl(w.size());
     const int64_t kk = l.kernel * l.kernel, cg = l.in_channels / l.group;
     for (int64_t m = 0; m < l.out_channels; ++m)
       for (int64_t c = 0; c < cg; ++c)
         for (int64_t k = 0; k < kk; ++k)
-          wl[size_t(blocked_weights(l) ? (((m / 16 * kk + k) * cg + c) * 16 + m % 16)
+          wl[size_t(blocked_weights(l) ? (((m / 16 * cg + c) * kk + k) * 16 + m % 16)
                                        : ((k * cg + c) * l.out_channels + m))] =
               w[size_t((m * cg + c) * kk + k)];
     std::vector<float> yl(y.size());

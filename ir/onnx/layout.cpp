@@ -14,8 +14,8 @@ namespace {
 const std::vector<int64_t> kToChannelsLast{0, 2, 3, 1};    // NCHW -> NHWC
 const std::vector<int64_t> kFromChannelsLast{0, 3, 1, 2};  // NHWC -> NCHW
 const std::vector<int64_t> kConvWeights{2, 3, 1, 0};       // [M, C, kh, kw] -> [kh, kw, C, M]
-// [M / B, B, C, kh, kw] -> [M / B, kh, kw, C, B]
-const std::vector<int64_t> kBlockedConvWeights{0, 3, 4, 2, 1};
+// [M / B, B, C, kh, kw] -> [M / B, C, kh, kw, B]
+const std::vector<int64_t> kBlockedConvWeights{0, 2, 3, 4, 1};
 // Output channels per weights block of a channels-last convolution without
 // groups: one AVX-512 vector (two AVX2 ones), the register tile's column unit.
 constexpr int64_t kWeightsBlock = 16;
@@ -129,7 +129,7 @@ class ChannelsLast {
     return true;
   }
 
-  // Weights [M, C, kh, kw] as [M / B, kh, kw, C, B]: a block of B output
+  // Weights [M, C, kh, kw] as [M / B, C, kh, kw, B]: a block of B output
   // channels reads one contiguous panel, row after row of B as the
   // reduction over (C, kh, kw) advances.
   std::string blocked_weights(const std::string& name) {

@@ -16,8 +16,8 @@ namespace tirc::onnx {
 // kChannelsLastDomain; Conv's weights transposed at compile time to [kh, kw,
 // C / group, M], or without groups, when 16 divides M and the weights have
 // at least `blocked_weights_bytes`, to blocks of 16 output channels [M / 16,
-// kh, kw, C, 16]). Elementwise operators and Concat whose activation inputs
-// are all channels-last follow them (constant operands transposed at compile
+// C, kh, kw, 16], in the order the reduction reads them). Elementwise operators and Concat whose
+// activation inputs are all channels-last follow them (constant operands transposed at compile
 // time), so a Transpose back to ONNX's layout remains only where a value
 // leaves that region: a graph output, or an operator that needs NCHW
 // (Flatten, Reshape, Gemm, ...). Transposes into the layout are inserted

@@ -171,6 +171,36 @@ TEST_CASE("global average pooling: the channel loop is vectorized past unit dime
   }
 }
 
+TEST_CASE("a channels-last copy of few channels is vectorized along its contiguous read",
+          "[tuner][auto]") {
+  // [1, 3, 20, 20] -> padded [1, 22, 22, 3], as the first channels-last
+  // convolution of a model pads its NCHW input: the write is contiguous
+  // only along the 3 channels, the read along the 20 columns. AVX-512
+  // vectorizes the columns (the store scattered); AVX2 has no scatter and
+  // keeps the channel loop.
+  const std::string text =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((1, 3, 20, 20), \"float32\"), B: T.Buffer((1, 22, 22, 3), "
+      "\"float32\")):\n"
+      "    for i0, i1, i2, i3 in T.grid(1, 22, 22, 3):\n"
+      "        with T.block(\"pad\"):\n"
+      "            v0, v1, v2, v3 = T.axis.remap(\"SSSS\", [i0, i1, i2, i3])\n"
+      "            B[v0, v1, v2, v3] = T.if_then_else(1 <= v1 and v1 < 21 and 1 <= v2 and v2 < "
+      "21, A[v0, v3, v1 - 1, v2 - 1], T.float32(0))\n";
+  for (Isa isa : {Isa::avx512, Isa::avx2}) {
+    IRModule m = parse_module(text, "pad.tir");
+    AutoScheduleResult r = auto_schedule(m, context(isa, Decisions::Model));
+    REQUIRE(r.blocks.size() == 1);
+    INFO(r.blocks[0].note);
+    CHECK(r.blocks[0].rule == "parallel-vectorize");
+    const bool scattered =
+        r.blocks[0].note.find("the read is contiguous along (scattered store)") !=
+        std::string::npos;
+    CHECK(scattered == (isa == Isa::avx512));
+    check(m, r, std::string("channels-last pad ") + Target{isa}.name());
+  }
+}
+
 TEST_CASE("one thread: the epilogue still runs per outer block, on a block-sized intermediate",
           "[tuner][auto]") {
   // C = A * B then D = max(C, 0) with a batch of one, as the frontend writes

@@ -91,14 +91,14 @@ TEST_CASE("layout: convolutions, pools and what lies between them go channels-la
   // output y and to Flatten; the constant ones were folded.
   CHECK(count(c, "Transpose", true) == 3);
   // The Mul's per-channel constant became [1, 1, 1, C]; conv weights [kh,
-  // kw, C, M], or [M / 16, kh, kw, C, 16] without groups when 16 divides M.
+  // kw, C, M], or [M / 16, C, kh, kw, 16] without groups when 16 divides M.
   std::vector<onnx::Shape> weights;
   for (const onnx::Node& n : c.nodes) {
     if (n.op_type == "Mul") CHECK(c.tensor(n.inputs[1]).shape == onnx::Shape{1, 1, 1, 16});
     if (n.op_type == "Conv") weights.push_back(c.tensor(n.inputs[1]).shape);
   }
   CHECK(weights == std::vector<onnx::Shape>{
-                       {1, 3, 3, 3, 16}, {3, 3, 1, 16}, {1, 1, 1, 16, 16}, {1, 1, 16, 6}});
+                       {1, 3, 3, 3, 16}, {3, 3, 1, 16}, {1, 16, 1, 1, 16}, {1, 1, 16, 6}});
   // By default these small weights are not blocked.
   weights.clear();
   onnx::Graph d = onnx::fold_and_infer(onnx::convert_to_channels_last(g));

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "ir/arith/linear_form.h"
+#include "ir/functor.h"
 #include "schedule/analysis.h"
 #include "tuner/space/block_nest.h"
 #include "tuner/space/rules.h"
@@ -18,30 +19,68 @@ namespace tirc {
 
 namespace {
 
-// Whether the block's store moves by one element along loop `l`: its last
-// index (or the v of a flattened pair [.., v // E, v % E]) is an iteration
-// variable bound to the loop's variable plus terms of other loops.
-bool contiguous_write(const BlockNest& nest, const NestLoop& l) {
+// Whether an access of `buffer` at `indices` moves by one element along loop
+// `l`: its last index (or the v of a flattened pair [.., v // E, v % E]) is
+// affine in the block's iteration variables, and they in the loops, with a
+// total coefficient of 1 on l's variable.
+bool contiguous_access(const BlockNest& nest, const NestLoop& l, const Buffer& buffer,
+                       const std::vector<Expr>& indices) {
   const BlockRealizeNode& r = *nest.realize;
-  auto* st = r.block->body.as<BufferStoreNode>();
-  if (!st || st->indices.empty()) return false;
+  if (indices.empty()) return false;
   // Trailing dimensions of extent 1 (a pooled [n, c, 1, 1]) do not move.
-  size_t n = st->indices.size();
-  while (n >= 2 && is_const_int(st->buffer->shape[n - 1], 1)) --n;
-  Expr last = st->indices[n - 1];
-  if (Expr v = n >= 2 ? split_pair(st->buffer, st->indices[n - 2], last, n - 2) : Expr()) last = v;
-  for (size_t k = 0; k < r.block->iter_vars.size(); ++k) {
-    if (last.get() != static_cast<const ExprNode*>(r.block->iter_vars[k].var.get())) continue;
+  size_t n = indices.size();
+  while (n >= 2 && is_const_int(buffer->shape[n - 1], 1)) --n;
+  Expr last = indices[n - 1];
+  if (Expr v = n >= 2 ? split_pair(buffer, indices[n - 2], last, n - 2) : Expr()) last = v;
+  const VarNode* lv = l.loop->loop_var.get();
+  // l's coefficient in e, or nullopt when e uses it other than linearly.
+  auto coefficient = [lv](const Expr& e) -> std::optional<int64_t> {
     int64_t coef = 0;
-    for (const arith::LinearTerm& t : arith::decompose(r.iter_values[k]).terms) {
-      if (t.term.get() == static_cast<const ExprNode*>(l.loop->loop_var.get()))
+    for (const arith::LinearTerm& t : arith::decompose(e).terms) {
+      if (t.term.get() == static_cast<const ExprNode*>(lv))
         coef += t.coef;
-      else if (uses_var(t.term, l.loop->loop_var.get()))
-        return false;
+      else if (uses_var(t.term, lv))
+        return std::nullopt;
     }
-    return coef == 1;
+    return coef;
+  };
+  int64_t coef = 0;
+  for (const arith::LinearTerm& t : arith::decompose(last).terms) {
+    size_t k = 0;
+    while (k < r.block->iter_vars.size() &&
+           t.term.get() != static_cast<const ExprNode*>(r.block->iter_vars[k].var.get()))
+      ++k;
+    if (k == r.block->iter_vars.size()) {
+      if (uses_var(t.term, lv)) return false;
+      continue;
+    }
+    std::optional<int64_t> c = coefficient(r.iter_values[k]);
+    if (!c) return false;
+    coef += t.coef * *c;
   }
-  return false;
+  return coef == 1;
+}
+
+bool contiguous_write(const BlockNest& nest, const NestLoop& l) {
+  auto* st = nest.realize->block->body.as<BufferStoreNode>();
+  return st && contiguous_access(nest, l, st->buffer, st->indices);
+}
+
+// Whether some load of the block's stored value is contiguous along `l`.
+bool contiguous_read(const BlockNest& nest, const NestLoop& l) {
+  auto* st = nest.realize->block->body.as<BufferStoreNode>();
+  if (!st) return false;
+  struct Loads : ExprVisitor {
+    std::vector<const BufferLoadNode*> found;
+    void visit_load(const BufferLoadNode* n) override {
+      found.push_back(n);
+      ExprVisitor::visit_load(n);
+    }
+  } loads;
+  loads.visit(st->value);
+  return std::any_of(loads.found.begin(), loads.found.end(), [&](const BufferLoadNode* ld) {
+    return contiguous_access(nest, l, ld->buffer, ld->indices);
+  });
 }
 
 // The nest's loops in this order.
@@ -127,6 +166,31 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
       } catch (const ScheduleError& e) {
         refused = e.message();
       }
+    }
+  }
+  // A write contiguous only along a loop much shorter than a vector (a
+  // channels-last copy of three channels: [h, w, 3] from [3, h, w]) is
+  // vectorized along a long loop its read is contiguous in instead, the
+  // store scattered (AVX-512 only).
+  const int64_t lanes = cx.cpu.target.f32_lanes();
+  if (!vector && nest->plain && !nest->realize->block->init && cx.cpu.target.isa == Isa::avx512 &&
+      loops.back().spatial && 2 * loops.back().extent <= lanes &&
+      contiguous_write(*nest, loops.back())) {
+    for (size_t l = loops.size() - 1; l-- > 0;) {
+      if (!loops[l].spatial || loops[l].extent < lanes || !contiguous_read(*nest, loops[l]))
+        continue;
+      std::vector<NestLoop> order = loops;
+      std::rotate(order.begin() + static_cast<long>(l), order.begin() + static_cast<long>(l) + 1,
+                  order.end());
+      try {
+        reorder(sch, order);
+        loops = order;
+        vector = true;
+        note = "innermost loop: one the read is contiguous along (scattered store)";
+      } catch (const ScheduleError& e) {
+        refused = e.message();
+      }
+      break;
     }
   }
   const NestLoop& last = loops.back();

@@ -306,17 +306,16 @@ Buffer conv_over_pixels(OpContext& ctx, const TensorValue& x, const TensorValue&
 // Conv's weights read in ONNX's order [M, C / group, k...]: channels-last
 // convolutions take them as [k..., C / group, M] (the layout pass transposes
 // the constant), so that consecutive output channels are contiguous, or
-// blocked as [M / B, k..., C / group, B] (see blocked_weights).
+// blocked as [M / B, C / group, k..., B] (ir/onnx/layout.h).
 TensorValue weights_in_onnx_order(const TensorValue& w, const ActLayout& layout, size_t spatial) {
   if (!layout.channels_last || w.rank() < 3) return w;
-  if (w.shape.size() == spatial + 3) {  // blocked
+  if (w.shape.size() == spatial + 3) {  // blocked [M / B, C / group, k..., B]
     const int64_t b = w.shape.back();
-    Shape shape{w.shape[0] * b, w.shape[spatial + 1]};
-    shape.insert(shape.end(), w.shape.begin() + 1, w.shape.begin() + 1 + long(spatial));
+    Shape shape{w.shape[0] * b};
+    shape.insert(shape.end(), w.shape.begin() + 1, w.shape.end() - 1);
     return TensorValue::of_element(w.dtype, shape, [w, b](const Indices& i) {
       Indices v{floordiv(i[0], make_int(b))};
-      v.insert(v.end(), i.begin() + 2, i.end());
-      v.push_back(i[1]);
+      v.insert(v.end(), i.begin() + 1, i.end());
       v.push_back(floormod(i[0], make_int(b)));
       return w.load(v);
     });
@@ -341,11 +340,14 @@ TensorValue weights_in_onnx_order(const TensorValue& w, const ActLayout& layout,
 std::vector<TensorValue> build_conv(OpContext& ctx) {
   const Node& n = ctx.node();
   const ActLayout layout = layout_of(ctx);
-  TensorValue x = readable(ctx, 0, "conv_input");
+  // Channels-last X computed inline (a transpose from ONNX's layout) is read
+  // once by the pad stage when there is one, so it is materialized only
+  // without padding (below).
+  TensorValue x = layout.channels_last ? ctx.input(0) : readable(ctx, 0, "conv_input");
   TensorValue w = readable(ctx, 1, "conv_weight");
   const std::string x_name = x.buffer ? x.buffer->name + "_pad" : "conv_pad";
   x = in_onnx_order(x, layout);
-  // Blocked channels-last weights [M / B, k..., C, B] (ir/onnx/layout.h).
+  // Blocked channels-last weights [M / B, C, k..., B] (ir/onnx/layout.h).
   const TensorValue w_blocked = w;
   const bool blocked = layout.channels_last && w.rank() == x.rank() + 1;
   w = weights_in_onnx_order(w, layout, x.shape.size() - 2);
@@ -394,6 +396,8 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
   // reduction is plain loads, Y += Xp[..] * W[..]: the contraction the
   // default schedule tiles in registers.
   std::vector<Window> rd = ws;  // the windows as the reduction reads them
+  if (layout.channels_last && !std::any_of(ws.begin(), ws.end(), reads_padding))
+    x = in_onnx_order(readable(ctx, 0, "conv_input"), layout);
   x = padded_for_windows(ctx, x, rd, zero_of(t), x_name, layout);
   auto window = [=](Indices xi, const Indices& out, const Indices& r) {
     for (size_t d = 0; d < rd.size(); ++d) xi.push_back(window_index(rd[d], out[d], r[d + 1]));
@@ -429,8 +433,7 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
         [=](const Indices& s, const Indices& r) {
           Indices out(s.begin() + 1, s.begin() + 1 + long(k));
           Indices wi{s[k + 1]};
-          wi.insert(wi.end(), r.begin() + 1, r.end());
-          wi.push_back(r[0]);
+          wi.insert(wi.end(), r.begin(), r.end());
           wi.push_back(s[k + 2]);
           return x.load(window({s[0], r[0]}, out, r)) * w_blocked.load(wi);
         },
