@@ -9,6 +9,7 @@
 #include "codegen_test_util.h"
 #include "ir/functor.h"
 #include "ir/onnx/build_module.h"
+#include "ir/onnx/op.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "ir/verify.h"
@@ -267,8 +268,12 @@ namespace {
 
 // The frontend's kernel for one Conv node (X and W parameters), as `tirc
 // compile` builds it: a pad block when the windows reach outside X, then conv.
-IRModule onnx_conv(int64_t c, int64_t m, int64_t size, int64_t kernel, int64_t stride,
-                   int64_t pad, int64_t group) {
+// The layout of the frontend's Conv: ONNX's NCHW, or the channels-last form
+// of ir/onnx/layout.h with [kh, kw, C/g, M] or blocked [M/16, C, kh, kw, 16] weights.
+enum class ConvLayout { Nchw, Nhwc, NhwcBlocked };
+
+IRModule onnx_conv(int64_t c, int64_t m, int64_t size, int64_t kernel, int64_t stride, int64_t pad,
+                   int64_t group, ConvLayout layout = ConvLayout::Nchw) {
   using namespace onnx;
   Graph g;
   g.name = "conv";
@@ -277,14 +282,18 @@ IRModule onnx_conv(int64_t c, int64_t m, int64_t size, int64_t kernel, int64_t s
   auto tensor = [&](const std::string& name, Shape shape) {
     g.tensors[name] = TensorInfo{name, DataType::float32(), std::move(shape), true, nullptr};
   };
-  tensor("x", {1, c, size, size});
-  tensor("w", {m, c / group, kernel, kernel});
-  tensor("y", {1, m, out, out});
+  const bool nhwc = layout != ConvLayout::Nchw;
+  tensor("x", nhwc ? Shape{1, size, size, c} : Shape{1, c, size, size});
+  tensor("w", layout == ConvLayout::Nchw   ? Shape{m, c / group, kernel, kernel}
+              : layout == ConvLayout::Nhwc ? Shape{kernel, kernel, c / group, m}
+                                           : Shape{m / 16, c / group, kernel, kernel, 16});
+  tensor("y", nhwc ? Shape{1, out, out, m} : Shape{1, m, out, out});
   g.inputs = {"x", "w"};
   g.outputs = {"y"};
   Node n;
   n.name = "conv";
   n.op_type = "Conv";
+  if (nhwc) n.domain = std::string(kChannelsLastDomain);
   n.inputs = {"x", "w"};
   n.outputs = {"y"};
   n.attrs["strides"] = std::vector<int64_t>{stride, stride};
@@ -318,6 +327,38 @@ TEST_CASE("ONNX convolutions get the register-tiled contraction schedule", "[tun
       {"grouped", 8, 16, 6, 3, 1, 1, 2, "pad", "register tile 8x6"},
       {"depthwise", 8, 8, 12, 3, 1, 1, 8, "pad", "register tile 12x12"},
   };
+  // Channels-last: rows along the output row, columns along the channels
+  // (blocks of 16 with blocked weights), one vector load of the channels per
+  // step for depthwise (both operands vectors).
+  struct LastCase {
+    const char* what;
+    int64_t c, m, size, kernel, stride, pad, group;
+    ConvLayout layout;
+  };
+  const LastCase last_cases[] = {
+      {"channels-last 3x3", 8, 16, 12, 3, 1, 1, 1, ConvLayout::Nhwc},
+      {"channels-last 3x3 blocked", 8, 32, 12, 3, 1, 1, 1, ConvLayout::NhwcBlocked},
+      {"channels-last 1x1 stride 2 blocked", 8, 32, 12, 1, 2, 0, 1, ConvLayout::NhwcBlocked},
+      {"channels-last depthwise", 32, 32, 12, 3, 1, 1, 32, ConvLayout::Nhwc},
+  };
+  for (const LastCase& c : last_cases) {
+    IRModule m = onnx_conv(c.c, c.m, c.size, c.kernel, c.stride, c.pad, c.group, c.layout);
+    const std::string what = std::string(c.what) + "\n" + print_module(m);
+    INFO(what);
+    for (Isa isa : {Isa::avx512, Isa::avx2}) {
+      AutoScheduleResult r = auto_schedule(m, context(isa, Decisions::Model));
+      bool tiled = false;
+      for (const auto& b : r.blocks)
+        if (b.block == "conv") tiled = b.rule == "tile-contraction";
+      CHECK(tiled);
+      GeneratorOptions gen;
+      gen.target = Target{isa};
+      GeneratorStats stats;
+      generate_x86({{"k", lower(r.schedule.mod().at("main"))}}, gen, &stats);
+      CHECK(stats.contraction_nests >= 1);
+      check(m, r, what + " " + Target{isa}.name());
+    }
+  }
   for (const Case& c : cases) {
     IRModule m = onnx_conv(c.c, c.m, c.size, c.kernel, c.stride, c.pad, c.group);
     const std::string printed = print_module(m);
@@ -344,7 +385,8 @@ TEST_CASE("ONNX convolutions get the register-tiled contraction schedule", "[tun
 TEST_CASE("random decisions on ONNX convolutions of every form are sound and compile",
           "[tuner][auto][conv][random]") {
   // Direct (padded, strided), over flattened pixels (1x1 view, strided 1x1
-  // and narrow-row im2col, a 5x5 stride-2 window), grouped and depthwise.
+  // and narrow-row im2col, a 5x5 stride-2 window), grouped and depthwise;
+  // each also channels-last, and channels-last with blocked weights.
   struct Conv {
     int64_t c, m, size, kernel, stride, pad, group;
   };
@@ -352,8 +394,17 @@ TEST_CASE("random decisions on ONNX convolutions of every form are sound and com
                         {4, 8, 6, 1, 1, 0, 1},  {4, 8, 10, 1, 2, 0, 1}, {4, 6, 9, 5, 2, 2, 1},
                         {8, 8, 17, 3, 1, 1, 8}, {8, 8, 18, 3, 2, 1, 8}, {8, 8, 6, 3, 1, 1, 2}};
   const int per_conv = env_int("TIRC_AUTO_RANDOM", 4);
+  std::vector<std::pair<Conv, ConvLayout>> all;
   for (const Conv& c : convs) {
-    IRModule m = onnx_conv(c.c, c.m, c.size, c.kernel, c.stride, c.pad, c.group);
+    all.emplace_back(c, ConvLayout::Nchw);
+    all.emplace_back(c, ConvLayout::Nhwc);
+  }
+  // Channels-last with blocked weights: 3x3 (strided too) and 1x1.
+  for (const Conv& c :
+       {Conv{4, 32, 9, 3, 1, 1, 1}, Conv{8, 16, 11, 3, 2, 1, 1}, Conv{8, 48, 6, 1, 1, 0, 1}})
+    all.emplace_back(c, ConvLayout::NhwcBlocked);
+  for (const auto& [c, layout] : all) {
+    IRModule m = onnx_conv(c.c, c.m, c.size, c.kernel, c.stride, c.pad, c.group, layout);
     for (int s = 0; s < per_conv; ++s) {
       RuleContext cx = context(s % 2 ? Isa::avx2 : Isa::avx512, Decisions::Random);
       AutoScheduleResult r = auto_schedule(m, cx, {}, static_cast<uint64_t>(s + 1));
@@ -361,7 +412,7 @@ TEST_CASE("random decisions on ONNX convolutions of every form are sound and com
             "conv c=" + std::to_string(c.c) + " m=" + std::to_string(c.m) +
                 " size=" + std::to_string(c.size) + " k=" + std::to_string(c.kernel) +
                 " stride=" + std::to_string(c.stride) + " group=" + std::to_string(c.group) +
-                " seed " + std::to_string(s + 1));
+                " layout " + std::to_string(int(layout)) + " seed " + std::to_string(s + 1));
     }
   }
 }
