@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ir/error.h"
+#include "ir/onnx/op.h"
 #include "ir/onnx/tensor_proto.h"
 
 namespace tirc::onnx {
@@ -159,6 +160,8 @@ Node convert_node(const ::onnx::NodeProto& proto, size_t index, const std::strin
   node.inputs.assign(proto.input().begin(), proto.input().end());
   node.outputs.assign(proto.output().begin(), proto.output().end());
   if (node.op_type.empty()) node.fail("the node has no op_type");
+  if (node.domain == kChannelsLastDomain)
+    node.fail("domain '" + node.domain + "' is tirc's own (its layout pass writes it), not a model's");
   for (const auto& a : proto.attribute()) {
     if (!a.ref_attr_name().empty())
       node.fail("attribute '" + a.name() + "' refers to a function attribute ('" +

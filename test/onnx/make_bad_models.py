@@ -106,6 +106,10 @@ def main():
     save(model([helper.make_node("Relu", ["x"], ["t"], name="relu1")],
                [f32("x", [2, 2])], [f32("y", [2, 2])]), "output_not_produced.onnx")
 
+    save(model([helper.make_node("MaxPool", ["x"], ["y"], name="pool1", domain="tirc.channels_last",
+                                 kernel_shape=[2, 2])],
+               [f32("x", [1, 4, 4, 2])], [f32("y", [1, 2, 2, 2])]), "internal_domain.onnx")
+
     save(model([helper.make_node("Identity", ["s"], ["y"], name="id1")],
                [helper.make_tensor_value_info("s", TensorProto.STRING, [2])],
                [helper.make_tensor_value_info("y", TensorProto.STRING, [2])]),

@@ -332,6 +332,9 @@ TEST_CASE("malformed models give exact diagnostics", "[onnx-import]") {
        "node 'if1' (If): attribute 'else_branch' of type GRAPH is not supported"},
       {"output_not_produced.onnx",
        "graph output 'y' is not produced by any node (nor a graph input or initializer)"},
+      {"internal_domain.onnx",
+       "node 'pool1' (MaxPool): domain 'tirc.channels_last' is tirc's own (its layout pass "
+       "writes it), not a model's"},
       {"string_input.onnx", "graph input 's' has element type STRING, which is not supported"},
       {"sequence_input.onnx", "graph input 's' has sequence type; only tensors are supported"},
       {"huge_initializer.onnx",
