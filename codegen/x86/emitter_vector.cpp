@@ -8,7 +8,8 @@
 //     BufferStore or a sequence of them (no lets, ifs, loops, allocations);
 //   - every stored buffer is float32 or int32, and every store's index is
 //     linear in the loop variable with stride 1 (so lanes write distinct,
-//     consecutive elements);
+//     consecutive elements), or on AVX-512 a constant nonzero stride (a
+//     scatter: distinct elements too);
 //   - every load is of a float32 or int32 buffer at an index linear in the
 //     loop variable with a constant stride (1: vector load, 0: broadcast,
 //     other: gather); a buffer that the body also stores to (same storage)
@@ -275,8 +276,12 @@ bool can_vectorize(const ForNode& f, Isa isa, std::string* why) {
         s->value.dtype() != t)
       return refuse("store to " + s->buffer->name);
     int64_t coef;
-    if (!linear_coef(s->indices[0], f.loop_var.get(), &coef) || coef != 1)
-      return refuse("store index of " + s->buffer->name + " does not have stride 1");
+    // A constant stride other than 1 is a scatter, AVX-512 only; lanes still
+    // write distinct elements unless the stride is 0.
+    if (!linear_coef(s->indices[0], f.loop_var.get(), &coef) ||
+        (coef != 1 && (isa != Isa::avx512 || coef == 0)))
+      return refuse("store index of " + s->buffer->name + " does not have stride 1" +
+                    (isa == Isa::avx512 ? " (or a constant nonzero stride)" : ""));
     auto [it, fresh] = rule.stored_at.emplace(s->buffer->data.get(), s->indices[0]);
     if (!fresh && !structural_equal(it->second, s->indices[0]))
       return refuse(s->buffer->name + " is stored at two indices");
@@ -793,7 +798,7 @@ void FunctionEmitter::emit_vec_store(const BufferStoreNode& s, const VecCtx& cx)
   int64_t stride;
   Expr base;
   if (!vector_stride(s.indices[0], cx, &stride, &base) || stride == 0 ||
-      (cx.loop_var && stride != 1))
+      (cx.loop_var && stride != 1 && target_.isa != Isa::avx512))
     fail("vector store to " + s.buffer->name + " at a non-linear index");
   int v = eval_vec(s.value, cx);
   int idx = -1;

@@ -7,6 +7,9 @@
 // window) gets that loop moved below the reduction loops and vectorized:
 // each lane accumulates its own element in the order written, so the result
 // is the plain nest's, bit for bit; the init is split off and vectorized.
+// A copy whose write is contiguous only along a loop of a few elements (a
+// channels-last copy of a 3-channel image) is vectorized on AVX-512 along a
+// long loop its read is contiguous in instead, the store scattered.
 #include <algorithm>
 
 #include "ir/arith/linear_form.h"

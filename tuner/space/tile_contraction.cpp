@@ -1,7 +1,9 @@
 // Multi-level tiling of contractions for the x86 contraction emitter: the
 // register tile (rows x columns of C in vector registers, the columns loop
-// vectorized) innermost, the reduction blocked so a B panel stays in L1, and
-// the outer tile loops (with any batch loops) in parallel.
+// vectorized; columns in blocks of E where C is indexed [.., b * E + e])
+// innermost, the reduction blocked so a B panel stays in L1, and the outer
+// tile loops (with any batch loops; column blocks first where the B panel
+// is batch-invariant and larger than half of L2) in parallel.
 #include <algorithm>
 
 #include "schedule/analysis.h"
