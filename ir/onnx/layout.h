@@ -37,7 +37,7 @@ Graph convert_to_channels_last(Graph graph, size_t blocked_weights_bytes = kBloc
 // 16 output channels (whole vectors and weight blocks); ONNX's NCHW
 // otherwise (an odd channel count, as a 1000-class convolution, tiles badly
 // channels-last today). On one AMD EPYC core, channels-last vs NCHW:
-// ResNet-18 36.6 vs 44.0 ms, MobileNetV2 9.2 vs 10.5, SqueezeNet 1.1 10.1
+// ResNet-18 35.9 vs 44.8 ms, MobileNetV2 8.7 vs 10.4, SqueezeNet 1.1 9.2
 // vs 8.8.
 bool prefers_channels_last(const Graph& graph);
 
