@@ -43,8 +43,8 @@ void add_model_flags(CLI::App* cmd, ModelOptions& model) {
                                         : ModelOptions::Layout::Auto;
          },
          "Activation layout of an ONNX model's convolutions and pools: auto (the default: "
-         "nhwc for a model with depthwise convolutions, else nchw), nhwc (channels last) or "
-         "nchw (ONNX's own)")
+         "nhwc for a model with depthwise convolutions or whose convolutions all have a "
+         "multiple of 16 output channels, else nchw), nhwc (channels last) or nchw (ONNX's own)")
       ->check(CLI::IsMember({"auto", "nhwc", "nchw"}));
 }
 

@@ -1038,8 +1038,7 @@ void FunctionEmitter::emit_vectorized(const ForNode& f) {
       code_.jmp(top, Xbyak::CodeGenerator::T_NEAR);
       code_.L(out);
     };
-    if (!const_extent || *const_extent / lanes > kMaxUnrolledVectorChunks)
-      vectors_loop(kMaxUnrolledVectorChunks);
+    vectors_loop(kMaxUnrolledVectorChunks);
     vectors_loop(1);
     cx.chunk = 0;
     if (!const_extent || *const_extent % lanes) {

@@ -191,7 +191,7 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   // it, on one block's data while it is in cache.
   int64_t chunks = 1;
   for (int b : batch) chunks *= nest->loops[b].extent;
-  const int64_t work = chunks * I.extent * J.extent * k_total;
+  const int64_t work = chunks * I.extent * columns_total * k_total;
   const bool parallel = cx.cpu.threads > 1 && work >= (int64_t{1} << 16);
   const int64_t wanted = parallel ? 4 * cx.cpu.threads : 2;
   // The column blocks go outside the batch loops when the vector operand
