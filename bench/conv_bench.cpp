@@ -99,8 +99,8 @@ struct TircConv {
 // Whether the layout pass gives this layer's channels-last weights in blocks
 // of 16 output channels, [M / 16, C, kh, kw, 16] (ir/onnx/layout.h).
 bool blocked_weights(const Layer& l) {
-  const int64_t bytes = 4 * l.out_channels * l.in_channels * l.kernel * l.kernel;
-  return l.group == 1 && l.out_channels % 16 == 0 && bytes >= int64_t(onnx::kBlockedWeightsBytes);
+  return onnx::blocks_conv_weights(
+      l.group, {l.out_channels, l.in_channels / l.group, l.kernel, l.kernel});
 }
 
 // The frontend's kernel for one Conv node with X and W as parameters,
@@ -117,7 +117,8 @@ TircConv build_tirc(const Layer& l, int threads, bool nhwc) {
   tensor("x",
          nhwc ? Shape{1, l.size, l.size, l.in_channels} : Shape{1, l.in_channels, l.size, l.size});
   tensor("w", !nhwc                ? Shape{l.out_channels, cg, l.kernel, l.kernel}
-              : blocked_weights(l) ? Shape{l.out_channels / 16, cg, l.kernel, l.kernel, 16}
+              : blocked_weights(l) ? Shape{l.out_channels / onnx::kWeightsBlock, cg, l.kernel,
+                                           l.kernel, onnx::kWeightsBlock}
                                    : Shape{l.kernel, l.kernel, cg, l.out_channels});
   tensor("y", nhwc ? Shape{1, o, o, l.out_channels} : Shape{1, l.out_channels, o, o});
   g.inputs = {"x", "w"};
@@ -253,11 +254,11 @@ int run(bool quick, const std::vector<int>& threads, const std::vector<bool>& la
     // or [M / 16, C, kh, kw, 16] from [M, C/g, kh, kw].
     const std::vector<float> xl = first_axis_last(x, l.in_channels);
     std::vector<float> wl(w.size());
-    const int64_t kk = l.kernel * l.kernel, cg = l.in_channels / l.group;
+    const int64_t kk = l.kernel * l.kernel, cg = l.in_channels / l.group, b = onnx::kWeightsBlock;
     for (int64_t m = 0; m < l.out_channels; ++m)
       for (int64_t c = 0; c < cg; ++c)
         for (int64_t k = 0; k < kk; ++k)
-          wl[size_t(blocked_weights(l) ? (((m / 16 * cg + c) * kk + k) * 16 + m % 16)
+          wl[size_t(blocked_weights(l) ? (((m / b * cg + c) * kk + k) * b + m % b)
                                        : ((k * cg + c) * l.out_channels + m))] =
               w[size_t((m * cg + c) * kk + k)];
     std::vector<float> yl(y.size());

@@ -16,9 +16,6 @@ const std::vector<int64_t> kFromChannelsLast{0, 3, 1, 2};  // NHWC -> NCHW
 const std::vector<int64_t> kConvWeights{2, 3, 1, 0};       // [M, C, kh, kw] -> [kh, kw, C, M]
 // [M / B, B, C, kh, kw] -> [M / B, C, kh, kw, B]
 const std::vector<int64_t> kBlockedConvWeights{0, 2, 3, 4, 1};
-// Output channels per weights block of a channels-last convolution without
-// groups: one AVX-512 vector (two AVX2 ones), the register tile's column unit.
-constexpr int64_t kWeightsBlock = 16;
 
 bool is_float_rank4(const TensorInfo& t) {
   return t.shape_known && t.shape.size() == 4 && t.dtype == DataType::float32();
@@ -116,8 +113,7 @@ class ChannelsLast {
     const int64_t group = n.attr_int("group", 1), channels = x.shape[1];
     const bool depthwise = group == channels && w.shape[0] == channels && w.shape[1] == 1;
     if (group != 1 && !depthwise) return false;
-    const bool large = w.value->num_bytes() >= blocked_weights_bytes_;
-    const std::string packed = group == 1 && large && w.shape[0] % kWeightsBlock == 0
+    const std::string packed = blocks_conv_weights(group, w.shape, blocked_weights_bytes_)
                                    ? blocked_weights(n.inputs[1])
                                    : permuted_constant(g_, n.inputs[1], kConvWeights);
     if (packed.empty()) return false;
@@ -212,6 +208,13 @@ class ChannelsLast {
 };
 
 }  // namespace
+
+bool blocks_conv_weights(int64_t group, const Shape& weights, size_t blocked_weights_bytes) {
+  int64_t bytes = 4;
+  for (int64_t d : weights) bytes *= d;
+  return group == 1 && !weights.empty() && weights[0] % kWeightsBlock == 0 &&
+         bytes >= static_cast<int64_t>(blocked_weights_bytes);
+}
 
 bool prefers_channels_last(const Graph& graph) {
   bool any_conv = false, all_whole_blocks = true;

@@ -15,6 +15,14 @@ namespace tirc::onnx {
 // smaller ones stay in cache either way (MobileNetV2 3% slower with all of
 // its weights blocked).
 inline constexpr size_t kBlockedWeightsBytes = 256 * 1024;
+// Output channels per block of blocked weights: one AVX-512 vector (two AVX2
+// ones), the register tile's column unit.
+inline constexpr int64_t kWeightsBlock = 16;
+
+// Whether convert_to_channels_last blocks the float32 weights [M, C / group,
+// kh, kw] of a Conv with `group` groups.
+bool blocks_conv_weights(int64_t group, const Shape& weights,
+                         size_t blocked_weights_bytes = kBlockedWeightsBytes);
 
 // Rewrites every 2-D Conv with constant weights (no groups, or depthwise),
 // and every 2-D MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool
