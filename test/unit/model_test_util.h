@@ -22,9 +22,11 @@ inline std::string entry_name(const IRModule& m) {
 }
 
 // Runs the entry on `inputs` (the leading parameters) and returns the outputs
-// (the remaining parameters). No target: the interpreter.
+// (the remaining parameters). No target: the interpreter, with `interpret`'s
+// options (RunOptions::checked() also proves the module race-free).
 inline std::vector<NDArray> run_entry(const IRModule& m, const std::vector<NDArray>& inputs,
-                                      std::optional<Target> target = std::nullopt) {
+                                      std::optional<Target> target = std::nullopt,
+                                      const RunOptions& interpret = {}) {
   const std::string name = entry_name(m);
   const PrimFunc& f = m.at(name);
   std::vector<NDArray> args = inputs;
@@ -36,7 +38,7 @@ inline std::vector<NDArray> run_entry(const IRModule& m, const std::vector<NDArr
   std::vector<Argument> call;
   for (NDArray& a : args) call.push_back({&a});
   if (!target) {
-    run_module(m, name, call);
+    run_module(m, name, call, interpret);
   } else {
     GeneratorOptions options;
     options.target = *target;
