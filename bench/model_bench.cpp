@@ -65,13 +65,13 @@ bool close(const tirc::NDArray& got, const tirc::NDArray& want, double& max_abs)
 // count (as `TIRC_NUM_THREADS=N tirc compile` schedules it); false when its
 // output does not match.
 bool bench_model(const std::string& dir, const std::vector<int>& threads, double min_time,
-                 const tirc::ModelOptions& options) {
+                 const tirc::ModelOptions& model) {
   using namespace tirc;
   std::string name = std::filesystem::path(dir).filename().string();
   bool all_ok = true;
   for (int n : threads) {
     auto start = Clock::now();
-    IRModule m = import_onnx_module(dir + "/model.onnx", options);
+    IRModule m = import_onnx_module(dir + "/model.onnx", model);
     Target target = host_target();
     RuleContext cx;
     cx.cpu = host_cpu_model(target);
