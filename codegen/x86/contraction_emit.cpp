@@ -261,18 +261,21 @@ class ContractionEmitter {
     }
     return disp;
   }
-  // Whether tile element `e` is the masked last vector: its digit along the
-  // vector loop (which need not be the innermost tile loop) is the last chunk.
-  bool tile_tail(int e) const {
-    if (!plan_.vector_tail) return false;
+  // The vector-loop digit of tile element `e`: which vector of the row it is.
+  int64_t tile_chunk(int e) const {
     for (auto it = tile_loops_.rbegin(); it != tile_loops_.rend(); ++it) {
       const bool vector = *it == plan_.vector_loop;
       const int64_t n = vector ? chunks_ : plan_.loops[*it].extent;
-      if (vector) return e % n == n - 1;
+      if (vector) return e % n;
       e = static_cast<int>(e / n);
     }
-    return false;
+    return 0;
   }
+
+  // Whether tile element `e` is the masked last vector: its digit along the
+  // vector loop (which need not be the innermost tile loop) is the last chunk.
+  bool tile_tail(int e) const { return plan_.vector_tail && tile_chunk(e) == chunks_ - 1; }
+
 
   Address mem(const Reg64& base, int64_t disp) const {
     return c_.ptr[base + static_cast<int32_t>(disp)];
@@ -433,6 +436,7 @@ class ContractionEmitter {
     }
     std::stable_sort(all.begin(), all.end(),
                      [](const Fma& x, const Fma& y) { return x.vdisp < y.vdisp; });
+    if (plan_.both_vectors && !max_combine() && free_.size() >= 2) return emit_cached(all);
     const std::vector<Fma> order = spaced(all);
 
     // Broadcast operands in registers when they fit beside a few vectors;
@@ -478,6 +482,113 @@ class ContractionEmitter {
         load_second(scalar_temp, ps, f.sdisp, f.tail);
         fma(acc_[f.acc], v, scalar_temp);
       }
+    }
+  }
+
+  // An operand of a run of FMAs: the vector operand or the second one, by
+  // byte displacement from its pointer.
+  using Operand = std::pair<bool, int64_t>;  // (second, displacement)
+
+  // One FMA of a run with its operands placed: a register, loaded first when
+  // `load_*` is set, or -1 for the FMA's memory operand (at most one).
+  struct PlacedFma {
+    Fma f;
+    int v = -1, s = -1;
+    bool load_v = false, load_s = false;
+  };
+
+  // Operand registers for a run in the given order (both_vectors: each FMA
+  // reads two whole vectors): every operand is kept in a register while it
+  // has a later use, evicting the one whose next use is furthest away
+  // (Belady's choice, optimal for a fixed order), or is read by the FMA from
+  // memory when nothing held is needed later than it. Returns the loads.
+  size_t place_operands(const std::vector<Fma>& order, std::vector<PlacedFma>& out) const {
+    std::map<Operand, std::vector<size_t>> uses;
+    for (size_t i = 0; i < order.size(); ++i) {
+      uses[{false, order[i].vdisp}].push_back(i);
+      uses[{true, order[i].sdisp}].push_back(i);
+    }
+    constexpr size_t kNever = std::numeric_limits<size_t>::max();
+    auto next_use = [&](const Operand& k, size_t from) {  // first use at or after `from`
+      const auto& u = uses.at(k);
+      auto it = std::lower_bound(u.begin(), u.end(), from);
+      return it == u.end() ? kNever : *it;
+    };
+    std::vector<std::optional<Operand>> held(free_.size());
+    size_t loads = 0;
+    out.clear();
+    for (size_t i = 0; i < order.size(); ++i) {
+      PlacedFma p{order[i]};
+      int pinned = -1;
+      bool folded = false;
+      for (const bool second : {false, true}) {
+        const Operand k{second, second ? p.f.sdisp : p.f.vdisp};
+        int slot = -1;
+        for (size_t r = 0; r < held.size(); ++r)
+          if (held[r] == k) slot = static_cast<int>(r);
+        if (slot < 0) {
+          ++loads;
+          // A masked or strided vector needs its own load; FMAs read one
+          // plain vector from memory.
+          const bool foldable =
+              !folded && !p.f.tail && (second || plan_.vector_stride == 1);
+          const size_t nu = next_use(k, i + 1);
+          size_t victim_use = 0;
+          for (size_t r = 0; r < held.size(); ++r) {
+            if (static_cast<int>(r) == pinned) continue;
+            const size_t u = held[r] ? next_use(*held[r], i) : kNever;
+            if (slot < 0 || u > victim_use) {
+              slot = static_cast<int>(r);
+              victim_use = u;
+            }
+          }
+          if (foldable && (nu == kNever || victim_use < nu)) {
+            folded = true;
+            continue;  // from memory
+          }
+          held[static_cast<size_t>(slot)] = k;
+          (second ? p.load_s : p.load_v) = true;
+        }
+        (second ? p.s : p.v) = slot;
+        pinned = slot;
+      }
+      out.push_back(p);
+    }
+    return loads;
+  }
+
+  // A run of both_vectors FMAs (a depthwise convolution's window: every
+  // weight vector serves a whole row of outputs, every input vector up to
+  // kw of them) in the order, of those tried, that loads the fewest
+  // vectors: by vector operand, or by the accumulator's vector chunk and
+  // then vector operand (one channel block's weights stay in registers
+  // while its inputs stream past). Each accumulator keeps its FMAs' order.
+  void emit_cached(std::vector<Fma> sorted) {
+    std::vector<PlacedFma> best, placed;
+    size_t best_loads = std::numeric_limits<size_t>::max();
+    for (const bool by_chunk : {false, true}) {
+      if (by_chunk)
+        std::stable_sort(sorted.begin(), sorted.end(), [&](const Fma& x, const Fma& y) {
+          return tile_chunk(x.acc) < tile_chunk(y.acc);
+        });
+      const size_t loads = place_operands(spaced(sorted), placed);
+      if (loads < best_loads) {
+        best_loads = loads;
+        best.swap(placed);
+      }
+    }
+    const Reg64& pv = pa_;
+    const Reg64& ps = pb_;
+    for (const PlacedFma& p : best) {
+      const int acc = acc_[p.f.acc];
+      if (p.load_v) load_operand(free_[p.v], pv, p.f.vdisp, p.f.tail);
+      if (p.load_s) load_second(free_[p.s], ps, p.f.sdisp, p.f.tail);
+      if (p.v >= 0 && p.s >= 0)
+        fma(acc, free_[p.v], free_[p.s]);
+      else if (p.v >= 0)
+        fma_mem(acc, free_[p.v], mem(ps, p.f.sdisp));
+      else
+        fma_mem(acc, free_[p.s], mem(pv, p.f.vdisp));  // lane products commute exactly
     }
   }
 

@@ -241,23 +241,29 @@ TEST_CASE("contraction emit: depthwise windows share row loads across steps", "[
 }
 
 TEST_CASE("contraction emit: channels-last depthwise (both operands vectors)", "[contraction]") {
-  // out[ow, c] += in[ow + kw, c] * w[kh, kw, c] for one output row of a
+  // out[ow, c] += in[s * ow + kw, c] * w[kh, kw, c] for one output row of a
   // channels-last (NHWC) depthwise convolution: both operands follow the
-  // channel, the product is lane by lane. Channel counts with full and
-  // masked vectors, a tile of one and of several vectors per row, and fewer
-  // registers (second operands through a rotating register).
-  for (int64_t ch : {16, 24, 40, 7})
-    for (int vregs : {0, 12}) {
-      const int64_t ow = 5, k = 3, h = k, w = ow + k - 1;
-      const std::string cs = std::to_string(ch);
-      check_both_isas(
-          nest_text(h * w * ch, k * k * ch, ow * ch,
-                    {{"kh", k}, {"kw", k}, {"ow", ow}, {"c", ch}},
-                    update_stmt("ow * " + cs + " + c",
-                                "kh * " + std::to_string(w * ch) + " + (ow + kw) * " + cs + " + c",
-                                "(kh * 3 + kw) * " + cs + " + c")),
-          Options{.vregs = vregs});
-    }
+  // channel, the product is lane by lane. Strides 1 and 2, channel counts
+  // with full and masked vectors, a tile of one and of several vectors per
+  // row, and fewer registers (operands evicted while still needed later, or
+  // read by the FMA from memory).
+  for (int64_t stride : {1, 2})
+    for (int64_t ow : {5, 8})
+      for (int64_t ch : {16, 24, 40, 7, 48})
+        for (int vregs : {0, 12, 8}) {
+          if (vregs == 8 && ch > 24) continue;  // AVX2 has no room for a row of 40 channels
+          const int64_t k = 3, h = k, w = stride * (ow - 1) + k;
+          const std::string cs = std::to_string(ch);
+          INFO("stride " << stride << ", ow " << ow << ", channels " << ch << ", vregs " << vregs);
+          check_both_isas(
+              nest_text(h * w * ch, k * k * ch, ow * ch,
+                        {{"kh", k}, {"kw", k}, {"ow", ow}, {"c", ch}},
+                        update_stmt("ow * " + cs + " + c",
+                                    "kh * " + std::to_string(w * ch) + " + (ow * " +
+                                        std::to_string(stride) + " + kw) * " + cs + " + c",
+                                    "(kh * 3 + kw) * " + cs + " + c")),
+              Options{.vregs = vregs});
+        }
 }
 
 TEST_CASE("contraction emit: max pooling windows in registers", "[contraction]") {
