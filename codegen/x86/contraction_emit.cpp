@@ -4,6 +4,7 @@
 #include "codegen/x86/contraction_emit.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -43,6 +44,10 @@ class ContractionEmitter {
     pc_ = gprs[2];
     tmp_ = gprs[3];
     counters_.assign(gprs.begin() + 4, gprs.end());
+    if (plan.init.load) {
+      pi_ = counters_.back();
+      counters_.pop_back();
+    }
     for (int i = 0; i < plan.accumulators; ++i) acc_.push_back(vregs[i]);
     size_t next = plan.accumulators;
     if (!avx512_ && plan.vector_tail) avx2_mask_ = vregs[next++];
@@ -74,6 +79,7 @@ class ContractionEmitter {
     setup_pointer(plan_.a, pa_);
     setup_pointer(plan_.b, pb_);
     setup_pointer(plan_.c, pc_);
+    if (plan_.init.load) setup_pointer(plan_.init.value, pi_);
     if (plan_.vector_tail) setup_tail_mask();
     if (plan_.vector_stride != 1) setup_strided_loads();
     if (stack_counters_ > 0) c_.sub(c_.rsp, 128 + 8 * stack_counters_);  // past any red zone
@@ -198,9 +204,9 @@ class ContractionEmitter {
   }
 
   // A counted loop: `steps` iterations of body(), then the pointers move by
-  // their per-step strides; afterwards they are moved back.
+  // their per-step strides (di: the init value's); afterwards they are moved back.
   template <class Body>
-  void counted_loop(int64_t steps, int64_t da, int64_t db, int64_t dc, Body body) {
+  void counted_loop(int64_t steps, int64_t da, int64_t db, int64_t dc, int64_t di, Body body) {
     if (steps == 1) {
       body();
       return;
@@ -224,6 +230,7 @@ class ContractionEmitter {
     add_imm(pa_, da);
     add_imm(pb_, db);
     add_imm(pc_, dc);
+    if (plan_.init.load) add_imm(pi_, di);
     if (reg)
       c_.dec(*reg);
     else
@@ -232,6 +239,7 @@ class ContractionEmitter {
     add_imm(pa_, -da * steps);
     add_imm(pb_, -db * steps);
     add_imm(pc_, -dc * steps);
+    if (plan_.init.load) add_imm(pi_, -di * steps);
     if (reg)
       --next_counter_;
     else
@@ -245,7 +253,7 @@ class ContractionEmitter {
     }
     const auto& l = plan_.loops[i];
     counted_loop(l.extent, l.stride_a * kF32, l.stride_b * kF32, l.stride_c * kF32,
-                 [&] { emit_loop(i + 1); });
+                 l.stride_init * kF32, [&] { emit_loop(i + 1); });
   }
 
   // Byte displacement of tile element `e` (accumulator order) along `stride`.
@@ -336,9 +344,37 @@ class ContractionEmitter {
       c_.vfmadd231ps(Ymm(acc), Ymm(x), y);
   }
 
+  // The accumulators' starting values: the C tile, or the init's value.
+  void start_tile() {
+    const ContractionPlan::Init& init = plan_.init;
+    for (int e = 0; e < plan_.accumulators; ++e) {
+      const int acc = acc_[e];
+      if (!init.present) {
+        load_vector(acc, mem(pc_, tile_disp(e, &ContractionPlan::Loop::stride_c)), tile_tail(e));
+      } else if (init.load) {
+        const Address src = mem(pi_, tile_disp(e, &ContractionPlan::Loop::stride_init));
+        if (plan_.loops[plan_.vector_loop].stride_init == 0)
+          broadcast(acc, src);
+        else
+          load_vector(acc, src, tile_tail(e));
+      } else if (std::bit_cast<uint32_t>(init.constant) == 0) {
+        if (avx512_)
+          c_.vxorps(Zmm(acc), Zmm(acc), Zmm(acc));
+        else
+          c_.vxorps(Ymm(acc), Ymm(acc), Ymm(acc));
+      } else {
+        std::vector<uint8_t> bytes(64);
+        for (size_t i = 0; i < bytes.size(); i += 4) std::memcpy(&bytes[i], &init.constant, 4);
+        if (avx512_)
+          c_.vmovups(Zmm(acc), ctx_.constants().table(bytes, 64));
+        else
+          c_.vmovups(Ymm(acc), ctx_.constants().table(bytes, 32));
+      }
+    }
+  }
+
   void emit_tile() {
-    for (int e = 0; e < plan_.accumulators; ++e)
-      load_vector(acc_[e], mem(pc_, tile_disp(e, &ContractionPlan::Loop::stride_c)), tile_tail(e));
+    start_tile();
     emit_reduction(plan_.tile_scope, 0, 0);
     for (int e = 0; e < plan_.accumulators; ++e)
       store_vector(mem(pc_, tile_disp(e, &ContractionPlan::Loop::stride_c)), acc_[e], tile_tail(e));
@@ -363,7 +399,7 @@ class ContractionEmitter {
       return;
     }
     counted_loop(l.extent / l.unroll, l.stride_a * kF32 * l.unroll, l.stride_b * kF32 * l.unroll, 0,
-                 [&] {
+                 0, [&] {
                    for (int64_t u = 0; u < l.unroll; ++u)
                      emit_reduction(i + 1, da + u * l.stride_a * kF32, db + u * l.stride_b * kF32);
                  });
@@ -734,6 +770,7 @@ class ContractionEmitter {
   const ContractionPlan& plan_;
   bool avx512_;
   Reg64 pa_, pb_, pc_, tmp_;
+  Reg64 pi_;  // the init value's pointer (Init::load)
   std::vector<Reg64> counters_;
   int next_counter_ = 0;
   int stack_counters_ = 0, used_stack_ = 0;

@@ -208,6 +208,94 @@ int64_t tile_accumulators(const ContractionPlan& p, int t, int64_t budget) {
   }
 }
 
+// plan.init from the init nest before the update nest at plan.tile_scope:
+// its loops must be the tile's C-varying loops in order (same ranges and C
+// strides), its C offset the update's, its value a float32 constant or a
+// load contiguous or invariant along the vector loop.
+bool plan_init(ContractionPlan& plan, const Stmt& nest, std::set<const VarNode*> vars,
+               std::string& why) {
+  std::vector<ContractionPlan::Loop> loops(plan.loops.begin(),
+                                           plan.loops.begin() + plan.tile_scope);
+  std::vector<int> tile;  // the plan's loop for each init loop
+  for (int i = plan.tile_scope; i < static_cast<int>(plan.loops.size()); ++i)
+    if (plan.loops[i].stride_c != 0) tile.push_back(i);
+  Stmt body = nest;
+  while (auto* f = body.as<ForNode>()) {
+    auto mn = as_const_int(f->min), ext = as_const_int(f->extent);
+    const size_t k = loops.size() - static_cast<size_t>(plan.tile_scope);
+    if (!mn || !ext || k >= tile.size() || *mn != plan.loops[tile[k]].min ||
+        *ext != plan.loops[tile[k]].extent) {
+      why = "the init nest's loops are not the register tile's";
+      return false;
+    }
+    ContractionPlan::Loop l;
+    l.var = f->loop_var;
+    l.min = *mn;
+    l.extent = *ext;
+    loops.push_back(l);
+    vars.insert(f->loop_var.get());
+    body = f->body;
+  }
+  auto* store = body.as<BufferStoreNode>();
+  if (loops.size() - static_cast<size_t>(plan.tile_scope) != tile.size() || !store ||
+      store->indices.size() != 1 || !store->buffer || store->buffer->data != plan.c.data) {
+    why = "the init nest does not store the register tile";
+    return false;
+  }
+  ContractionPlan::Init init;
+  init.present = true;
+  std::optional<AffineIndex> value;
+  if (auto* f = store->value.as<FloatImmNode>(); f && f->dtype == DataType::float32()) {
+    init.constant = static_cast<float>(f->value);
+  } else if (auto* load = as_f32_load(store->value); load && load->buffer->data != plan.c.data) {
+    init.load = true;
+    value = decompose(load->indices[0], vars);
+    if (!value) {
+      why = "the init value's index is not affine";
+      return false;
+    }
+    init.value = {load->buffer->data, Expr()};
+  } else {
+    why = "the init value is not a float32 constant or load";
+    return false;
+  }
+  auto c = decompose(store->indices[0], vars);
+  if (!c) {
+    why = "the init's C index is not affine";
+    return false;
+  }
+  auto coeff = [](const AffineIndex& idx, const Var& v) {
+    auto it = idx.coeff.find(v.get());
+    return it == idx.coeff.end() ? int64_t{0} : it->second;
+  };
+  // Outer loops and tile loops alike: the init loop at position i stands for
+  // plan loop i (outer) or tile[i - scope].
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const int p = i < static_cast<size_t>(plan.tile_scope)
+                      ? static_cast<int>(i)
+                      : tile[i - static_cast<size_t>(plan.tile_scope)];
+    if (coeff(*c, loops[i].var) != plan.loops[p].stride_c) {
+      why = "the init nest writes C in another order than the tile";
+      return false;
+    }
+    if (value) plan.loops[p].stride_init = coeff(*value, loops[i].var);
+  }
+  if (!structural_equal(invariant_offset(*c, loops), plan.c.offset)) {
+    why = "the init nest writes another part of C";
+    return false;
+  }
+  if (value) {
+    const int64_t s = plan.loops[plan.vector_loop].stride_init;
+    if (s != 0 && s != 1) {
+      why = "the init value is neither contiguous nor invariant along the vector loop";
+      return false;
+    }
+    init.value.offset = invariant_offset(*value, loops);
+  }
+  plan.init = init;
+  return true;
+}
+
 }  // namespace
 
 std::string ContractionPlan::summary() const {
@@ -224,6 +312,7 @@ std::string ContractionPlan::summary() const {
      << " tail=" << vector_tail;
   if (vector_stride != 1) os << " stride=" << vector_stride;
   if (combine == Combine::Max) os << " combine=max";
+  if (init.present) os << " init=" << (init.load ? "load" : "constant");
   os << " broadcast=" << (both_vectors ? '-' : a_is_broadcast ? 'A' : 'B') << " acc=" << accumulators
      << " fmas=" << unrolled_fmas;
   return os.str();
@@ -241,7 +330,8 @@ std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Targe
   plan.vector_lanes = target.f32_lanes();
   std::set<const VarNode*> nest_vars;
   const ForNode* loop = &root;
-  Stmt innermost;
+  Stmt innermost, init_nest;
+  int init_at = 0;  // the update nest's first loop when there is an init nest
   for (;;) {
     if (loop->for_kind == ForKind::Parallel || loop->for_kind == ForKind::ThreadBinding)
       return refuse("loop '" + loop->loop_var->name + "' is " + to_string(loop->for_kind));
@@ -256,6 +346,13 @@ std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Targe
     nest_vars.insert(loop->loop_var.get());
     if (auto* inner = loop->body.as<ForNode>()) {
       loop = inner;
+      continue;
+    }
+    if (auto* seq = loop->body.as<SeqStmtNode>();
+        seq && seq->seq.size() == 2 && seq->seq[1].as<ForNode>() && !init_nest) {
+      init_nest = seq->seq[0];
+      init_at = static_cast<int>(plan.loops.size());
+      loop = seq->seq[1].as<ForNode>();
       continue;
     }
     innermost = loop->body;
@@ -317,7 +414,7 @@ std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Targe
   if (budget < 1) return refuse("no vector registers left for accumulators");
   int scope = -1;
   int64_t accumulators = 0;
-  for (int t = 0; t <= plan.vector_loop; ++t) {
+  for (int t = init_at; t <= plan.vector_loop; ++t) {
     int64_t acc = tile_accumulators(plan, t, budget);
     if (acc >= 1 && acc <= budget) {
       scope = t;
@@ -330,6 +427,10 @@ std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Targe
                   " registers at any scope");
   plan.tile_scope = scope;
   plan.accumulators = static_cast<int>(accumulators);
+  if (init_nest) {
+    if (scope != init_at) return refuse("the init nest writes more than the register tile");
+    if (!plan_init(plan, init_nest, nest_vars, why)) return refuse(why);
+  }
 
   // Roles inside the scope: C-varying loops unrolled into the tile;
   // reductions unrolled from the innermost outward within the FMA bound.

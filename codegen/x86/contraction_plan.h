@@ -17,6 +17,9 @@
 // - the tile scope is the outermost loop such that the C elements indexed by
 //   the loops from it inward are distinct and fit in the accumulator budget
 //   (vector registers - reserved); the vector loop must be inside it;
+// - a loop body may be [init nest, update nest], the init writing the C tile
+//   (its loops match the tile's C-varying loops one to one, with the same C
+//   strides): the tile scope is then the update nest's first loop;
 // - inside the scope, loops over which C varies are unrolled into the tile;
 //   loops with C invariant (reductions) keep their relative order, the
 //   innermost ones are fully unrolled while the FMA count stays within
@@ -51,6 +54,8 @@ struct ContractionPlan {
     int64_t stride_c = 0, stride_a = 0, stride_b = 0;
     // TileLoop only: iterations unrolled into one counted step (divides extent).
     int64_t unroll = 1;
+    // Element stride of the init value (Init::value) along this loop.
+    int64_t stride_init = 0;
   };
   // One access: element offset = offset + sum(stride * (var - min)) over the nest.
   struct Access {
@@ -77,6 +82,17 @@ struct ContractionPlan {
   // then "the vector operand" and B takes the broadcast operand's place,
   // loaded as a whole vector instead of broadcast. a_is_broadcast is false.
   bool both_vectors = false;
+  // The reduction's init as a nest just before the update nest, writing
+  // exactly the C tile (`for .. : C[c] = value`, value a constant or a load):
+  // the accumulators start from the value instead of C, and the init nest is
+  // not emitted (C is written once, by the tile's store).
+  struct Init {
+    bool present = false;
+    float constant = 0;  // the value when `load` is false
+    bool load = false;
+    Access value;        // the loaded value's storage and invariant offset
+  };
+  Init init;
   int accumulators = 0;         // vector registers holding the C tile
   int unrolled_fmas = 0;        // FMAs in one iteration of the innermost TileLoop
   Access c, a, b;               // A and B as in the statement's product (Max: b is a)

@@ -266,6 +266,24 @@ TEST_CASE("contraction emit: channels-last depthwise (both operands vectors)", "
         }
 }
 
+TEST_CASE("contraction emit: the accumulators start from the init nest's value", "[contraction]") {
+  // The init nest before each tile's reduction is not emitted: zero, another
+  // constant, a load contiguous along the vector loop (a bias per column) or
+  // invariant along it (one per row, moving with the outer loop), with full
+  // and masked vectors. C is written by the tile's store alone.
+  for (int64_t n : {16, 12})
+    for (const char* init : {"T.float32(0)", "T.float32(-1.5)", "B[j]", "A[io * 4 + i]"}) {
+      InitNestSpec spec{.n = n, .init = init};
+      INFO(init << ", n " << n);
+      const std::string text = init_nest_text(spec);
+      auto p = plan_contraction(root_for(parse_single(text)), Target{Isa::avx512});
+      REQUIRE(p);
+      CHECK(p->init.present);
+      check_both_isas(text);
+      check_both_isas(text, Options{.gprs = 5});  // every counter on the stack
+    }
+}
+
 TEST_CASE("contraction emit: max pooling windows in registers", "[contraction]") {
   // out[oh, ow] = max(out[oh, ow], in[s * oh + kh, s * ow + kw]): stride 1
   // and 2, widths with full and masked vectors; the accumulator comes first,

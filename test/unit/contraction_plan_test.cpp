@@ -239,6 +239,42 @@ TEST_CASE("contraction plan: both operands vectors (channels-last depthwise)", "
   CHECK_FALSE(q.plan->both_vectors);
 }
 
+TEST_CASE("contraction plan: an init nest before the update nest", "[contraction]") {
+  // The init writes exactly the register tile: the scope is the update nest.
+  auto p = plan_text(init_nest_text({.init = "B[j]"}), kAvx512);
+  REQUIRE(p.plan);
+  INFO(p.plan->summary());
+  CHECK(p.plan->init.present);
+  CHECK(p.plan->init.load);
+  CHECK(p.plan->tile_scope == 1);
+  CHECK(p.plan->loops[p.plan->vector_loop].stride_init == 1);
+  CHECK(p.plan->summary().find("init=load") != std::string::npos);
+  auto row = plan_text(init_nest_text({.init = "A[io * 4 + i]"}), kAvx512);
+  REQUIRE(row.plan);
+  CHECK(row.plan->loops[0].stride_init == 4);  // io
+  CHECK(row.plan->loops[row.plan->vector_loop].stride_init == 0);
+  auto constant = plan_text(init_nest_text({.init = "T.float32(2)"}), kAvx512);
+  REQUIRE(constant.plan);
+  CHECK_FALSE(constant.plan->init.load);
+  CHECK(constant.plan->init.constant == 2.0f);
+  // Refused: the init in another loop order, at another offset, of another
+  // value, or writing more than a tile that fits.
+  struct Bad {
+    InitNestSpec spec;
+    std::string why;
+  };
+  for (const Bad& bad :
+       {Bad{{.init_loops = "j i"}, "the init nest's loops are not the register tile's"},
+        Bad{{.c_shift = 1}, "the init nest writes another part of C"},
+        Bad{{.init = "B[j] * T.float32(2)"}, "the init value is not a float32 constant or load"},
+        Bad{{.init = "B[j * 2]"}, "neither contiguous nor invariant along the vector loop"},
+        Bad{{.m = 64, .n = 64, .rows = 32}, "the init nest writes more than the register tile"}}) {
+    auto q = plan_text(init_nest_text(bad.spec), kAvx512);
+    CHECK_FALSE(q.plan);
+    CHECK(q.why.find(bad.why) != std::string::npos);
+  }
+}
+
 TEST_CASE("contraction plan: overlapping C elements push the scope inward", "[contraction]") {
   std::string text = nest_text(64, 64, 64, {{"i", 4}, {"j", 16}}, update_stmt("i + j", "i", "j"));
   auto p = plan_text(text, kAvx512);

@@ -38,6 +38,39 @@ inline std::string update_stmt(const std::string& c, const std::string& a, const
   return "C[" + c + "] = C[" + c + "] + A[" + a + "] * B[" + b + "]";
 }
 
+// C[M, N] = init, then C += A[M, K] * B[K, N], per block of `rows` rows: an
+// outer loop io whose body is the init nest over the tile (`init_loops`:
+// "i j" as the tile, "j i" transposed) and then the update nest (k, i, j).
+// `init` is the init's value, in terms of io, i and j; `c_shift` moves the
+// init's C offset. A holds M * K + M elements, B K * N + N.
+struct InitNestSpec {
+  int64_t m = 8, n = 16, k = 4, rows = 4;
+  std::string init = "T.float32(0)";
+  std::string init_loops = "i j";
+  int64_t c_shift = 0;
+};
+
+inline std::string init_nest_text(const InitNestSpec& s) {
+  const std::string r = std::to_string(s.rows), n = std::to_string(s.n), k = std::to_string(s.k);
+  const std::string row = "(io * " + r + " + i)";
+  std::ostringstream os;
+  os << "@T.prim_func\ndef main(A: T.Buffer((" << s.m * s.k + s.m
+     << ",), \"float32\"), B: T.Buffer((" << s.k * s.n + s.n
+     << ",), \"float32\"), C: T.Buffer((" << s.m * s.n + s.n << ",), \"float32\")):\n"
+     << "    for io in range(" << s.m / s.rows << "):\n";
+  if (s.init_loops == "i j")
+    os << "        for i in range(" << r << "):\n            for j in range(" << n << "):\n";
+  else
+    os << "        for j in range(" << n << "):\n            for i in range(" << r << "):\n";
+  os << "                C[" << row << " * " << n << " + j + " << s.c_shift << "] = " << s.init
+     << "\n"
+     << "        for kk in range(" << k << "):\n            for i in range(" << r
+     << "):\n                for j in range(" << n << "):\n                    "
+     << update_stmt(row + " * " + n + " + j", row + " * " + k + " + kk", "kk * " + n + " + j")
+     << "\n";
+  return os.str();
+}
+
 inline PrimFunc parse_single(const std::string& text) {
   IRModule m = parse_module(text);
   return m.functions().front().second;

@@ -221,20 +221,28 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   }
   const bool rows_outside = chunks < wanted && i.outer_extent > 1;
   if (rows_outside) prefix.push_back(i.outer);
+  // A reduction done in one block (k.outer of extent 1) goes inside the
+  // window loops, so that the init can sit just before the register tile's
+  // reduction: the emitter then starts the accumulators from it instead of
+  // making a pass over C first (a depthwise convolution's 9 taps make that
+  // pass a large share of the work).
+  const bool one_block = k.outer_extent == 1;
   std::vector<LoopRV> order = prefix;
   if (!columns_outside) order.push_back(j.outer);
-  order.push_back(k.outer);
+  if (!one_block) order.push_back(k.outer);
   if (!rows_outside) order.push_back(i.outer);
   order.push_back(k.inner);
   for (int r : reduce)
     if (r != reduce.front()) order.push_back(nest->loops[r].rv);
+  if (one_block) order.push_back(k.outer);
   order.push_back(i.inner);
   order.push_back(j.inner);
   if (jbl >= 0) order.push_back(J.rv);
   sch.reorder(order);
 
-  // The init as its own nest just before the reduction, per outer iteration.
-  BlockRV init = sch.decompose_reduction(block, k.outer);
+  // The init as its own nest just before the reduction: per register tile,
+  // or per outer iteration when the reduction is blocked.
+  BlockRV init = sch.decompose_reduction(block, one_block ? k.inner : k.outer);
   sch.vectorize(sch.get_loops(init).back());
   sch.vectorize(jbl >= 0 ? J.rv : j.inner);
   std::string note = "register tile " + std::to_string(i.inner_extent) + "x" +
