@@ -118,23 +118,45 @@ std::optional<ConjunctIntervals> read_conjunct(const Expr& c, const Var& v, cons
   return out;
 }
 
-// The scalar if_then_else calls in an expression, outermost first.
-std::vector<const CallNode*> selections(const Expr& e) {
-  struct Finder : ExprVisitor {
-    std::vector<const CallNode*> found;
-    void visit_call(const CallNode* n) override {
-      if (n->op == "if_then_else" && n->args.size() == 3 && n->args[0].dtype().lanes() == 1)
-        found.push_back(n);
-      ExprVisitor::visit_call(n);
-    }
-  } f;
-  if (e) f.visit(e);
-  return f.found;
+bool is_selection(const CallNode* n) {
+  return n && n->op == "if_then_else" && n->args.size() == 3 && n->args[0].dtype().lanes() == 1;
+}
+
+// A scalar if_then_else in an expression; `operand`: it is an operand of
+// arithmetic (or of a condition), not the expression itself or an arm of
+// such selections (a pad's or a concat's choice of value).
+struct Selection {
+  const CallNode* call;
+  bool operand;
+};
+
+struct OperandSelections : ExprVisitor {
+  std::vector<Selection>* out = nullptr;
+  void visit_call(const CallNode* n) override {
+    if (is_selection(n)) out->push_back({n, true});
+    ExprVisitor::visit_call(n);
+  }
+};
+
+// The selections of an expression, outermost first.
+void collect_selections(const Expr& e, std::vector<Selection>& out) {
+  OperandSelections below;
+  below.out = &out;
+  auto* n = e.as<CallNode>();
+  if (!is_selection(n)) {
+    below.visit(e);
+    return;
+  }
+  out.push_back({n, false});
+  below.visit(n->args[0]);
+  collect_selections(n->args[1], out);
+  collect_selections(n->args[2], out);
 }
 
 class GuardScanner {
  public:
-  GuardScanner(const Var& v, const Analyzer& outer) : v_(v), analyzer_(outer) {}
+  GuardScanner(const Var& v, const Analyzer& outer, const std::vector<Var>& enclosing)
+      : v_(v), analyzer_(outer), enclosing_(enclosing) {}
 
   GuardFacts facts;
 
@@ -180,11 +202,14 @@ class GuardScanner {
         auto* n = s.as<BufferStoreNode>();
         std::vector<Expr> exprs = n->indices;
         exprs.push_back(n->value);
+        const bool spatial = spatial_for(*n);
         for (const Expr& e : exprs)
-          for (const CallNode* sel : selections(e))
-            for (const Expr& c : conjuncts(sel->args[0]))
+          for (const Selection& sel : selections_of(e)) {
+            if (sel.operand && !spatial) continue;
+            for (const Expr& c : conjuncts(sel.call->args[0]))
               if (vars_of(c).count(v_.get()))
                 if (auto ci = read_conjunct(c, v_, analyzer_)) facts.holds_on.push_back(ci->holds);
+          }
         return Interval::everything();
       }
       case StmtKind::LetStmt:
@@ -207,8 +232,27 @@ class GuardScanner {
   }
 
  private:
+  // Whether the store's index varies over v and over every enclosing loop
+  // (none of them is a reduction loop of the store).
+  static std::vector<Selection> selections_of(const Expr& e) {
+    std::vector<Selection> out;
+    if (e) collect_selections(e, out);
+    return out;
+  }
+
+  bool spatial_for(const BufferStoreNode& n) const {
+    std::unordered_set<const VarNode*> used;
+    for (const Expr& i : n.indices)
+      for (const VarNode* x : vars_of(i)) used.insert(x);
+    if (!used.count(v_.get())) return false;
+    for (const Var& e : enclosing_)
+      if (!used.count(e.get())) return false;
+    return true;
+  }
+
   const Var& v_;
   Analyzer analyzer_;
+  const std::vector<Var>& enclosing_;
 };
 
 }  // namespace
@@ -219,8 +263,9 @@ bool may_trap(const Expr& e) {
   return f.found;
 }
 
-GuardFacts scan_guards(const Var& v, const Stmt& body, const Analyzer& outer) {
-  GuardScanner s(v, outer);
+GuardFacts scan_guards(const Var& v, const Stmt& body, const Analyzer& outer,
+                       const std::vector<Var>& enclosing) {
+  GuardScanner s(v, outer, enclosing);
   Interval live = s.scan(body);
   s.facts.live = live;
   return std::move(s.facts);

@@ -27,8 +27,17 @@ struct GuardFacts {
 };
 
 // `outer` bounds v to the loop's range and the variables of enclosing loops
-// to theirs (v's range is how a conjunct is shown not to wrap).
-GuardFacts scan_guards(const Var& v, const Stmt& body, const Analyzer& outer);
+// to theirs (v's range is how a conjunct is shown not to wrap); `enclosing`
+// lists those loops' variables, outermost first.
+//
+// A selection inside arithmetic (an operand guard: a pad inlined into a
+// convolution, `C = C + if_then_else(0 <= h + kh - 1 .., X[..], 0) * W[..]`)
+// counts only for a loop over which the store's index varies and that no
+// such reduction loop encloses: splitting a reduction loop, or a loop inside
+// one, would leave the register tile of the contraction emitter in pieces,
+// and the emitter resolves those guards per product itself.
+GuardFacts scan_guards(const Var& v, const Stmt& body, const Analyzer& outer,
+                       const std::vector<Var>& enclosing = {});
 
 // True when evaluating e could stop the function (integer division by a
 // non-constant divisor returns from generated code), so skipping its

@@ -79,7 +79,9 @@ class LoopPartitioner : public StmtMutator {
       if (auto parts = partition(*n, *mn, *ext)) return *parts;
     Analyzer saved = analyzer_;
     analyzer_.bind(n->loop_var, Range::from_min_extent(n->min, n->extent));
+    enclosing_.push_back(n->loop_var);
     Stmt body = mutate(n->body);
+    enclosing_.pop_back();
     analyzer_ = std::move(saved);
     if (body.same_as(n->body)) return s;
     return loop(*n, n->loop_var, n->min, n->extent, n->for_kind, body);
@@ -153,7 +155,7 @@ class LoopPartitioner : public StmtMutator {
     const Interval range{mn, arith::i128(mn) + ext - 1};
     Analyzer inside = analyzer_;
     inside.bind(n.loop_var, Range::from_min_extent(n.min, n.extent));
-    GuardFacts facts = scan_guards(n.loop_var, n.body, inside);
+    GuardFacts facts = scan_guards(n.loop_var, n.body, inside, enclosing_);
     if (facts.allocates) return std::nullopt;
     Interval live = intersect(range, facts.live);
     if (empty(live)) return make_evaluate(make_int(0));  // no iteration does anything
@@ -185,7 +187,9 @@ class LoopPartitioner : public StmtMutator {
     Expr ext = make_int(static_cast<int64_t>(r.hi - r.lo + 1), t);
     Analyzer saved = analyzer_;
     analyzer_.bind(v, Range::from_min_extent(mn, ext));
+    enclosing_.push_back(v);
     body = mutate(body);
+    enclosing_.pop_back();
     analyzer_ = std::move(saved);
     ForKind kind = n.for_kind;
     if (kind == ForKind::Vectorized && !suffix.empty() && contains_if(body)) kind = ForKind::Serial;
@@ -194,6 +198,7 @@ class LoopPartitioner : public StmtMutator {
 
   NameSet names_;
   Analyzer analyzer_;
+  std::vector<Var> enclosing_;  // loops around the statement being visited
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ir/conjuncts.h"
 #include "ir/function.h"
 #include "ir/substitute.h"
 
@@ -32,9 +33,6 @@ Stmt with_new_variables(const Stmt& s, NameSet& names, VarMap& vmap);
 std::unordered_set<const VarNode*> vars_of(const Expr& e);
 bool uses_any(const Expr& e, const std::unordered_set<const VarNode*>& vars);
 
-// The conjuncts of a bool expression (`a and b and c` -> {a, b, c}).
-std::vector<Expr> conjuncts(const Expr& e);
-Expr conjunction(const std::vector<Expr>& es);  // true when empty
 
 // a + b / a * b for index arithmetic: immediates and scalars are converted to
 // the wider integer type, and a scalar meeting a vector is broadcast.

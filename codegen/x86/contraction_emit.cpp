@@ -32,6 +32,15 @@ struct Fma {
   int64_t vdisp = 0;  // bytes from the vector operand's pointer
   int64_t sdisp = 0;  // bytes from the broadcast (or second vector) operand's pointer
   bool tail = false;  // the operands are the masked last vector
+  // A guarded operand whose guard fails here: a zero vector instead of a load.
+  bool zero_v = false, zero_s = false;
+};
+
+// One iteration of the unrolled reduction loops: the operands' byte offsets
+// and every loop's iteration (for guards; reduction loops only).
+struct Step {
+  int64_t da = 0, db = 0;
+  std::vector<int64_t> iteration;
 };
 
 class ContractionEmitter {
@@ -280,6 +289,16 @@ class ContractionEmitter {
     return 0;
   }
 
+  // The iterations of the tile loops at tile element `e` (the vector loop's
+  // is its chunk), into `iteration`.
+  void tile_iterations(int e, std::vector<int64_t>& iteration) const {
+    for (auto it = tile_loops_.rbegin(); it != tile_loops_.rend(); ++it) {
+      const int64_t n = *it == plan_.vector_loop ? chunks_ : plan_.loops[*it].extent;
+      iteration[static_cast<size_t>(*it)] = e % n;
+      e = static_cast<int>(e / n);
+    }
+  }
+
   // Whether tile element `e` is the masked last vector: its digit along the
   // vector loop (which need not be the innermost tile loop) is the last chunk.
   bool tile_tail(int e) const { return plan_.vector_tail && tile_chunk(e) == chunks_ - 1; }
@@ -331,6 +350,12 @@ class ContractionEmitter {
   }
   // Whether AVX-512's embedded broadcast can read the second operand from memory.
   bool second_from_memory() const { return avx512_ && !plan_.both_vectors; }
+  void zero(int reg) {
+    if (avx512_)
+      c_.vxorps(Zmm(reg), Zmm(reg), Zmm(reg));
+    else
+      c_.vxorps(Ymm(reg), Ymm(reg), Ymm(reg));
+  }
   void fma(int acc, int x, int y) {
     if (avx512_)
       c_.vfmadd231ps(Zmm(acc), Zmm(x), Zmm(y));
@@ -358,10 +383,7 @@ class ContractionEmitter {
         else
           load_vector(acc, src, tile_tail(e));
       } else if (std::bit_cast<uint32_t>(init.constant) == 0) {
-        if (avx512_)
-          c_.vxorps(Zmm(acc), Zmm(acc), Zmm(acc));
-        else
-          c_.vxorps(Ymm(acc), Ymm(acc), Ymm(acc));
+        zero(acc);
       } else {
         std::vector<uint8_t> bytes(64);
         for (size_t i = 0; i < bytes.size(); i += 4) std::memcpy(&bytes[i], &init.constant, 4);
@@ -375,62 +397,88 @@ class ContractionEmitter {
 
   void emit_tile() {
     start_tile();
-    emit_reduction(plan_.tile_scope, 0, 0);
+    emit_reduction(plan_.tile_scope, Step{0, 0, std::vector<int64_t>(plan_.loops.size(), 0)});
     for (int e = 0; e < plan_.accumulators; ++e)
       store_vector(mem(pc_, tile_disp(e, &ContractionPlan::Loop::stride_c)), acc_[e], tile_tail(e));
   }
 
-  // Reduction loops from loops[i] inward; da/db: byte offsets of the
-  // unrolled reduction iterations around this point.
-  void emit_reduction(int i, int64_t da, int64_t db) {
+  // `at` advanced by `it` iterations of loops[i].
+  static Step advance(Step at, const ContractionPlan::Loop& l, size_t i, int64_t it) {
+    at.da += it * l.stride_a * kF32;
+    at.db += it * l.stride_b * kF32;
+    at.iteration[i] = it;
+    return at;
+  }
+
+  // Reduction loops from loops[i] inward; `at`: the unrolled reduction
+  // iterations around this point.
+  void emit_reduction(int i, const Step& at) {
     int n = static_cast<int>(plan_.loops.size());
     while (i < n && plan_.loops[i].stride_c != 0) ++i;
     if (i == n) {
-      emit_step(da, db);
+      emit_step(at);
       return;
     }
     const auto& l = plan_.loops[i];
     if (l.role == Role::Unrolled) {
       // Every reduction loop from here in is unrolled: one straight run of
       // steps, whose FMAs may share vector operands across steps.
-      std::vector<std::pair<int64_t, int64_t>> steps;
-      unrolled_steps(i, da, db, steps);
+      std::vector<Step> steps;
+      unrolled_steps(i, at, steps);
       emit_steps(steps);
       return;
     }
     counted_loop(l.extent / l.unroll, l.stride_a * kF32 * l.unroll, l.stride_b * kF32 * l.unroll, 0,
                  0, [&] {
                    for (int64_t u = 0; u < l.unroll; ++u)
-                     emit_reduction(i + 1, da + u * l.stride_a * kF32, db + u * l.stride_b * kF32);
+                     emit_reduction(i + 1, advance(at, l, static_cast<size_t>(i), u));
                  });
   }
 
-  // The (da, db) offsets of the reduction iterations from loops[i] inward,
-  // in program order (every reduction loop there is Unrolled).
-  void unrolled_steps(int i, int64_t da, int64_t db,
-                      std::vector<std::pair<int64_t, int64_t>>& out) const {
+  // The reduction iterations from loops[i] inward, in program order (every
+  // reduction loop there is Unrolled).
+  void unrolled_steps(int i, const Step& at, std::vector<Step>& out) const {
     int n = static_cast<int>(plan_.loops.size());
     while (i < n && plan_.loops[i].stride_c != 0) ++i;
     if (i == n) {
-      out.emplace_back(da, db);
+      out.push_back(at);
       return;
     }
     const auto& l = plan_.loops[i];
     for (int64_t it = 0; it < l.extent; ++it)
-      unrolled_steps(i + 1, da + it * l.stride_a * kF32, db + it * l.stride_b * kF32, out);
+      unrolled_steps(i + 1, advance(at, l, static_cast<size_t>(i), it), out);
+  }
+
+  // Whether every test of a guard holds at these iterations.
+  static bool guard_holds(const std::vector<ContractionPlan::GuardTest>& guard,
+                          const std::vector<int64_t>& iteration) {
+    for (const auto& t : guard)
+      if (!t.holds(iteration)) return false;
+    return true;
   }
 
   // The FMAs of one reduction step, one per accumulator.
-  std::vector<Fma> step_fmas(int64_t da, int64_t db) const {
+  std::vector<Fma> step_fmas(const Step& step) const {
     const bool a_bcast = plan_.a_is_broadcast;
-    const int64_t dv = a_bcast ? db : da, ds = a_bcast ? da : db;
+    const int64_t dv = a_bcast ? step.db : step.da, ds = a_bcast ? step.da : step.db;
     auto vstride = a_bcast ? &ContractionPlan::Loop::stride_b : &ContractionPlan::Loop::stride_a;
     auto sstride = a_bcast ? &ContractionPlan::Loop::stride_a : &ContractionPlan::Loop::stride_b;
+    const auto& vguard = a_bcast ? plan_.guard_b : plan_.guard_a;
+    const auto& sguard = a_bcast ? plan_.guard_a : plan_.guard_b;
     std::vector<Fma> fmas;
-    for (int e = 0; e < plan_.accumulators; ++e)
-      fmas.push_back({e, dv + tile_disp(e, vstride), ds + tile_disp(e, sstride), tile_tail(e)});
+    std::vector<int64_t> iteration = step.iteration;
+    for (int e = 0; e < plan_.accumulators; ++e) {
+      Fma f{e, dv + tile_disp(e, vstride), ds + tile_disp(e, sstride), tile_tail(e)};
+      if (has_guard()) {
+        tile_iterations(e, iteration);
+        f.zero_v = !guard_holds(vguard, iteration);
+        f.zero_s = !guard_holds(sguard, iteration);
+      }
+      fmas.push_back(f);
+    }
     return fmas;
   }
+  bool has_guard() const { return !plan_.guard_a.empty() || !plan_.guard_b.empty(); }
 
   // A run of unrolled steps. When their FMAs share vector operands across
   // steps (a convolution window slides over the rows the tile already
@@ -440,9 +488,9 @@ class ContractionEmitter {
   // operands' addresses must not decrease, so sorting by address keeps its
   // order), so results are bit-identical; FMAs into one accumulator are
   // spaced apart for the FMA latency.
-  void emit_steps(const std::vector<std::pair<int64_t, int64_t>>& steps) {
+  void emit_steps(const std::vector<Step>& steps) {
     auto step_by_step = [&] {
-      for (const auto& [da, db] : steps) emit_step(da, db);
+      for (const Step& step : steps) emit_step(step);
     };
     if (steps.size() < 2) return step_by_step();
     std::vector<Fma> all;
@@ -450,10 +498,12 @@ class ContractionEmitter {
     std::map<int64_t, bool> vectors;  // distinct vector operands of the run -> tail
     std::map<int64_t, int> scalars;   // distinct broadcast operands -> uses
     std::map<int64_t, bool> scalar_tail;
-    for (const auto& [da, db] : steps) {
-      std::vector<Fma> fmas = step_fmas(da, db);
+    bool any_zero = false;
+    for (const Step& step : steps) {
+      std::vector<Fma> fmas = step_fmas(step);
       std::map<int64_t, bool> own;
       for (const Fma& f : fmas) {
+        any_zero = any_zero || f.zero_v || f.zero_s;
         own[f.vdisp] = f.tail;
         vectors[f.vdisp] = f.tail;
         ++scalars[f.sdisp];
@@ -472,7 +522,7 @@ class ContractionEmitter {
     }
     std::stable_sort(all.begin(), all.end(),
                      [](const Fma& x, const Fma& y) { return x.vdisp < y.vdisp; });
-    if (plan_.both_vectors && !max_combine() && free_.size() >= 2) return emit_cached(all);
+    if ((plan_.both_vectors || any_zero) && !max_combine()) return emit_cached(all);
     const std::vector<Fma> order = spaced(all);
 
     // Broadcast operands in registers when they fit beside a few vectors;
@@ -522,8 +572,19 @@ class ContractionEmitter {
   }
 
   // An operand of a run of FMAs: the vector operand or the second one, by
-  // byte displacement from its pointer.
+  // byte displacement from its pointer (kZero: a guarded operand's zero).
   using Operand = std::pair<bool, int64_t>;  // (second, displacement)
+  static constexpr int64_t kZero = std::numeric_limits<int64_t>::min();
+  static Operand operand(const Fma& f, bool second) {
+    if (second) return {true, f.zero_s ? kZero : f.sdisp};
+    return {false, f.zero_v ? kZero : f.vdisp};
+  }
+  // Whether an FMA can read the operand from memory: a plain vector (not
+  // masked, strided or zero), or on AVX-512 a broadcast.
+  bool foldable(const Fma& f, bool second) const {
+    if (second) return !f.zero_s && (plan_.both_vectors ? !f.tail : avx512_);
+    return !f.zero_v && !f.tail && plan_.vector_stride == 1;
+  }
 
   // One FMA of a run with its operands placed: a register, loaded first when
   // `load_*` is set, or -1 for the FMA's memory operand (at most one).
@@ -541,8 +602,8 @@ class ContractionEmitter {
   size_t place_operands(const std::vector<Fma>& order, std::vector<PlacedFma>& out) const {
     std::map<Operand, std::vector<size_t>> uses;
     for (size_t i = 0; i < order.size(); ++i) {
-      uses[{false, order[i].vdisp}].push_back(i);
-      uses[{true, order[i].sdisp}].push_back(i);
+      uses[operand(order[i], false)].push_back(i);
+      uses[operand(order[i], true)].push_back(i);
     }
     constexpr size_t kNever = std::numeric_limits<size_t>::max();
     auto next_use = [&](const Operand& k, size_t from) {  // first use at or after `from`
@@ -558,16 +619,13 @@ class ContractionEmitter {
       int pinned = -1;
       bool folded = false;
       for (const bool second : {false, true}) {
-        const Operand k{second, second ? p.f.sdisp : p.f.vdisp};
+        const Operand k = operand(p.f, second);
         int slot = -1;
         for (size_t r = 0; r < held.size(); ++r)
           if (held[r] == k) slot = static_cast<int>(r);
         if (slot < 0) {
           ++loads;
-          // A masked or strided vector needs its own load; FMAs read one
-          // plain vector from memory.
-          const bool foldable =
-              !folded && !p.f.tail && (second || plan_.vector_stride == 1);
+          const bool fold = !folded && foldable(p.f, second);
           const size_t nu = next_use(k, i + 1);
           size_t victim_use = 0;
           for (size_t r = 0; r < held.size(); ++r) {
@@ -578,7 +636,7 @@ class ContractionEmitter {
               victim_use = u;
             }
           }
-          if (foldable && (nu == kNever || victim_use < nu)) {
+          if (fold && (nu == kNever || victim_use < nu)) {
             folded = true;
             continue;  // from memory
           }
@@ -593,12 +651,14 @@ class ContractionEmitter {
     return loads;
   }
 
-  // A run of both_vectors FMAs (a depthwise convolution's window: every
-  // weight vector serves a whole row of outputs, every input vector up to
-  // kw of them) in the order, of those tried, that loads the fewest
-  // vectors: by vector operand, or by the accumulator's vector chunk and
-  // then vector operand (one channel block's weights stay in registers
-  // while its inputs stream past). Each accumulator keeps its FMAs' order.
+  // A run of FMAs with operands cached in registers, in the order, of those
+  // tried, that loads the fewest vectors: as given (by vector operand), or
+  // by the accumulator's vector chunk and then as given (one channel
+  // block's weights stay in registers while its inputs stream past). For
+  // both_vectors runs (a depthwise convolution's window: every weight
+  // vector serves a whole row of outputs, every input vector up to kw of
+  // them) and runs with guarded operands (a border of an inlined pad: the
+  // zero vector is one more operand). Each accumulator keeps its FMAs' order.
   void emit_cached(std::vector<Fma> sorted) {
     std::vector<PlacedFma> best, placed;
     size_t best_loads = std::numeric_limits<size_t>::max();
@@ -613,18 +673,30 @@ class ContractionEmitter {
         best.swap(placed);
       }
     }
-    const Reg64& pv = pa_;
-    const Reg64& ps = pb_;
+    const Reg64& pv = plan_.a_is_broadcast ? pb_ : pa_;
+    const Reg64& ps = plan_.a_is_broadcast ? pa_ : pb_;
     for (const PlacedFma& p : best) {
       const int acc = acc_[p.f.acc];
-      if (p.load_v) load_operand(free_[p.v], pv, p.f.vdisp, p.f.tail);
-      if (p.load_s) load_second(free_[p.s], ps, p.f.sdisp, p.f.tail);
+      if (p.load_v) {
+        if (p.f.zero_v)
+          zero(free_[p.v]);
+        else
+          load_operand(free_[p.v], pv, p.f.vdisp, p.f.tail);
+      }
+      if (p.load_s) {
+        if (p.f.zero_s)
+          zero(free_[p.s]);
+        else
+          load_second(free_[p.s], ps, p.f.sdisp, p.f.tail);
+      }
       if (p.v >= 0 && p.s >= 0)
         fma(acc, free_[p.v], free_[p.s]);
-      else if (p.v >= 0)
+      else if (p.v < 0)
+        fma_mem(acc, free_[p.s], mem(pv, p.f.vdisp));  // products commute exactly
+      else if (plan_.both_vectors)
         fma_mem(acc, free_[p.v], mem(ps, p.f.sdisp));
       else
-        fma_mem(acc, free_[p.s], mem(pv, p.f.vdisp));  // lane products commute exactly
+        c_.vfmadd231ps(Zmm(acc), Zmm(free_[p.v]), c_.ptr_b[ps + static_cast<int32_t>(p.f.sdisp)]);
     }
   }
 
@@ -671,8 +743,8 @@ class ContractionEmitter {
 
   // One step of a max reduction: each distinct vector operand loaded once
   // into a rotating register and folded into the accumulators that use it.
-  void emit_max_step(int64_t da, int64_t db) {
-    std::vector<Fma> fmas = step_fmas(da, db);
+  void emit_max_step(const Step& step) {
+    std::vector<Fma> fmas = step_fmas(step);
     std::map<int64_t, bool> vs;
     for (const Fma& f : fmas) vs[f.vdisp] = f.tail;
     for (const auto& [d, tail] : vs) {
@@ -684,11 +756,13 @@ class ContractionEmitter {
   }
 
   // All FMAs of one reduction iteration.
-  void emit_step(int64_t da, int64_t db) {
-    if (max_combine()) return emit_max_step(da, db);
+  void emit_step(const Step& step) {
+    if (max_combine()) return emit_max_step(step);
     const Reg64& pv = plan_.a_is_broadcast ? pb_ : pa_;
     const Reg64& ps = plan_.a_is_broadcast ? pa_ : pb_;
-    const std::vector<Fma> fmas = step_fmas(da, db);
+    const std::vector<Fma> fmas = step_fmas(step);
+    for (const Fma& f : fmas)
+      if (f.zero_v || f.zero_s || plan_.both_vectors) return emit_cached(fmas);
     std::map<int64_t, bool> vs;  // distinct vector operands -> tail
     std::map<int64_t, int> ss;   // distinct broadcast operands -> uses
     std::map<int64_t, bool> st;  // distinct broadcast operands -> tail (both_vectors)
@@ -806,25 +880,38 @@ bool try_emit_contraction(EmitContext& ctx, const ForNode& root, std::string* wh
     return false;
   };
   if (gprs.size() < 5 || vregs.size() < 6) return refuse("too few free registers here");
+  // Outer variables known here (a border part's row) become constants, so
+  // that guards on them resolve per product.
+  const VarMap known = ctx.known_constants();
+  std::shared_ptr<const ForNode> with_known;
+  if (!known.empty())
+    with_known = std::make_shared<ForNode>(root.loop_var, substitute(root.min, known),
+                                           substitute(root.extent, known), root.for_kind,
+                                           substitute(root.body, known));
+  const ForNode& nest = with_known ? *with_known : root;
   PlanLimits limits;
   int missing = target.vector_registers() - static_cast<int>(vregs.size());
   limits.reserved_vector_registers += std::max(0, missing);
   std::string why;
-  auto plan = plan_contraction(root, target, limits, &why);
+  auto plan = plan_contraction(nest, target, limits, &why);
+  int extra = 0;
   if (plan) {
     // Registers the emitter keeps beside the operands: the AVX2 tail mask,
     // and for a stride-2 operand the permute index or the masks of its tail.
-    int extra = 0;
     if (target.isa == Isa::avx2 && plan->vector_tail) ++extra;
     if (plan->vector_stride != 1)
       extra +=
           target.isa == Isa::avx512 ? (plan->vector_tail ? 2 : 1) : (plan->vector_tail ? 3 : 0);
     if (extra) {
       limits.reserved_vector_registers += extra;
-      plan = plan_contraction(root, target, limits, &why);
+      plan = plan_contraction(nest, target, limits, &why);
     }
   }
   if (!plan) return refuse(why);
+  // Operands cached in registers (both_vectors, guards) need two beside the tile.
+  if ((plan->both_vectors || !plan->guard_a.empty() || !plan->guard_b.empty()) &&
+      static_cast<int>(vregs.size()) - plan->accumulators - extra < 2)
+    return refuse("too few vector registers beside the tile for its operands");
   if (!displacements_fit(*plan)) return refuse("an operand displacement does not fit in 32 bits");
   ContractionEmitter(ctx, *plan, std::move(gprs), std::move(vregs)).emit();
   return true;

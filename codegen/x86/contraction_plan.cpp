@@ -3,10 +3,12 @@
 #include "codegen/x86/contraction_plan.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "ir/conjuncts.h"
 #include "ir/functor.h"
 #include "ir/structural.h"
 
@@ -115,7 +117,21 @@ struct Update {
   const BufferStoreNode* store = nullptr;
   const BufferLoadNode* a = nullptr;
   const BufferLoadNode* b = nullptr;  // null for max(C, A)
+  Expr guard_a, guard_b;              // if_then_else(guard, A[a], 0): zero where it fails
 };
+
+// A float32 load, or `if_then_else(cond, load, 0)` (a pad inlined into a
+// convolution) with *guard set to cond.
+const BufferLoadNode* guarded_load(const Expr& e, Expr* guard) {
+  auto* sel = e.as<CallNode>();
+  if (!sel || sel->op != "if_then_else" || sel->args.size() != 3) return as_f32_load(e);
+  auto* zero = sel->args[2].as<FloatImmNode>();
+  if (!zero || zero->value != 0 || std::signbit(zero->value) ||
+      sel->args[0].dtype() != DataType::boolean())
+    return nullptr;
+  *guard = sel->args[0];
+  return as_f32_load(sel->args[1]);
+}
 
 bool is_c_load(const Expr& e, const BufferStoreNode* store) {
   auto* load = as_f32_load(e);
@@ -126,8 +142,8 @@ bool is_c_load(const Expr& e, const BufferStoreNode* store) {
 bool match_product(const Expr& e, Update& u) {
   if (e.kind() != ExprKind::Mul) return false;
   auto* mul = e.as<BinaryNode>();
-  u.a = as_f32_load(mul->a);
-  u.b = as_f32_load(mul->b);
+  u.a = guarded_load(mul->a, &u.guard_a);
+  u.b = guarded_load(mul->b, &u.guard_b);
   return u.a && u.b;
 }
 
@@ -153,8 +169,8 @@ std::optional<Update> match_update(const Stmt& s, std::string& why) {
     if (is_c_load(add->a, store)) ok = match_product(add->b, u);
     if (!ok && is_c_load(add->b, store)) ok = match_product(add->a, u);
   } else if (auto* call = v.as<CallNode>(); call && call->op == "fma" && call->args.size() == 3) {
-    u.a = as_f32_load(call->args[0]);
-    u.b = as_f32_load(call->args[1]);
+    u.a = guarded_load(call->args[0], &u.guard_a);
+    u.b = guarded_load(call->args[1], &u.guard_b);
     ok = u.a && u.b && is_c_load(call->args[2], store);
   } else if (v.kind() == ExprKind::Max) {
     // The accumulator first: x86 max returns its second operand on NaN.
@@ -296,7 +312,62 @@ bool plan_init(ContractionPlan& plan, const Stmt& nest, std::set<const VarNode*>
   return true;
 }
 
+// The conjuncts of a guard as affine tests on the nest's iterations, or
+// false with why set: every variable must be one the emitter fixes at each
+// product (an unrolled loop, a tile loop other than the vector loop, an
+// outer loop of one iteration) and every conjunct a comparison.
+bool plan_guard(const ContractionPlan& plan, const Expr& guard,
+                const std::set<const VarNode*>& nest_vars,
+                std::vector<ContractionPlan::GuardTest>& out, std::string& why) {
+  for (const Expr& c : conjuncts(guard)) {
+    const ExprKind k = c.kind();
+    auto* cmp = c.as<BinaryNode>();
+    if (!cmp || (k != ExprKind::LT && k != ExprKind::LE && k != ExprKind::GT &&
+                 k != ExprKind::GE && k != ExprKind::EQ && k != ExprKind::NE) ||
+        !cmp->a.dtype().is_int() || cmp->a.dtype().lanes() != 1) {
+      why = "a guard is not a conjunction of integer comparisons";
+      return false;
+    }
+    auto diff = decompose(make_binary(ExprKind::Sub, cmp->a, cmp->b), nest_vars);
+    if (!diff || !diff->invariant.empty()) {
+      why = "a guard depends on a value the nest does not fix";
+      return false;
+    }
+    ContractionPlan::GuardTest t;
+    t.kind = k;
+    t.constant = diff->constant;
+    for (size_t i = 0; i < plan.loops.size(); ++i) {
+      const auto& l = plan.loops[i];
+      auto it = diff->coeff.find(l.var.get());
+      if (it == diff->coeff.end() || it->second == 0) continue;
+      t.constant += it->second * l.min;
+      if (l.extent == 1) continue;
+      const bool fixed = l.role == ContractionPlan::LoopRole::Unrolled;
+      if (!fixed) {
+        why = "a guard depends on loop '" + l.var->name + "', which is not unrolled";
+        return false;
+      }
+      t.coeff.emplace_back(static_cast<int>(i), it->second);
+    }
+    out.push_back(std::move(t));
+  }
+  return true;
+}
+
 }  // namespace
+
+bool ContractionPlan::GuardTest::holds(const std::vector<int64_t>& iteration) const {
+  int64_t v = constant;
+  for (const auto& [loop, c] : coeff) v += c * iteration[static_cast<size_t>(loop)];
+  switch (kind) {
+    case ExprKind::LT: return v < 0;
+    case ExprKind::LE: return v <= 0;
+    case ExprKind::GT: return v > 0;
+    case ExprKind::GE: return v >= 0;
+    case ExprKind::EQ: return v == 0;
+    default: return v != 0;
+  }
+}
 
 std::string ContractionPlan::summary() const {
   static const char* kRole[] = {"outer", "tile", "unroll", "vector"};
@@ -313,6 +384,8 @@ std::string ContractionPlan::summary() const {
   if (vector_stride != 1) os << " stride=" << vector_stride;
   if (combine == Combine::Max) os << " combine=max";
   if (init.present) os << " init=" << (init.load ? "load" : "constant");
+  if (!guard_a.empty() || !guard_b.empty())
+    os << " guards=" << guard_a.size() << '/' << guard_b.size();
   os << " broadcast=" << (both_vectors ? '-' : a_is_broadcast ? 'A' : 'B') << " acc=" << accumulators
      << " fmas=" << unrolled_fmas;
   return os.str();
@@ -459,6 +532,12 @@ std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Targe
     }
   }
   plan.unrolled_fmas = static_cast<int>(fmas);
+  if (update->guard_a || update->guard_b) {
+    if (max) return refuse("a max operand is guarded");
+    if ((update->guard_a && !plan_guard(plan, update->guard_a, nest_vars, plan.guard_a, why)) ||
+        (update->guard_b && !plan_guard(plan, update->guard_b, nest_vars, plan.guard_b, why)))
+      return refuse(why);
+  }
   return plan;
 }
 

@@ -20,6 +20,8 @@
 // - a loop body may be [init nest, update nest], the init writing the C tile
 //   (its loops match the tile's C-varying loops one to one, with the same C
 //   strides): the tile scope is then the update nest's first loop;
+// - an operand may be guarded, if_then_else(cond, X[x], 0), when cond is a
+//   conjunction of affine comparisons of unrolled loops (see GuardTest);
 // - inside the scope, loops over which C varies are unrolled into the tile;
 //   loops with C invariant (reductions) keep their relative order, the
 //   innermost ones are fully unrolled while the FMA count stays within
@@ -93,6 +95,18 @@ struct ContractionPlan {
     Access value;        // the loaded value's storage and invariant offset
   };
   Init init;
+  // A guarded operand, if_then_else(guard, X[x], 0) (a pad inlined into a
+  // convolution): the guard's conjuncts as `sum(coeff * iteration) +
+  // constant <kind> 0` over loop iterations (0-based) the emitter fixes at
+  // each product (unrolled loops; none is the vector loop). Where one fails
+  // the operand is a zero vector: the product is still added, as written.
+  struct GuardTest {
+    std::vector<std::pair<int, int64_t>> coeff;  // (loop index, coefficient)
+    int64_t constant = 0;
+    ExprKind kind = ExprKind::LT;
+    bool holds(const std::vector<int64_t>& iteration) const;
+  };
+  std::vector<GuardTest> guard_a, guard_b;
   int accumulators = 0;         // vector registers holding the C tile
   int unrolled_fmas = 0;        // FMAs in one iteration of the innermost TileLoop
   Access c, a, b;               // A and B as in the statement's product (Max: b is a)

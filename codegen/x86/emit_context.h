@@ -9,6 +9,7 @@
 #include "codegen/x86/constant_pool.h"
 #include "codegen/x86/target.h"
 #include "ir/expr.h"
+#include "ir/substitute.h"
 
 namespace tirc {
 
@@ -36,6 +37,9 @@ class EmitContext {
   // Loads the address of element 0 of the storage named by `data` (a buffer
   // parameter or an Allocate) into dst. Same clobber rule as eval_int.
   virtual void load_address(const Var& data, const Xbyak::Reg64& dst) = 0;
+  // Variables bound outside the nest whose value is known where it is being
+  // emitted (a border part of a partitioned loop: its one iteration).
+  virtual VarMap known_constants() const { return {}; }
 };
 
 }  // namespace tirc

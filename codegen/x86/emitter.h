@@ -17,6 +17,7 @@
 #include "codegen/x86/machine_code.h"
 #include "codegen/x86/registers.h"
 #include "ir/function.h"
+#include "ir/substitute.h"
 
 namespace tirc {
 
@@ -115,6 +116,9 @@ class FunctionEmitter {
   RegisterPool& regs() { return regs_; }
   void eval_int_into(const Expr& e, const Xbyak::Reg64& dst);
   void load_storage_address(const Var& data, const Xbyak::Reg64& dst);
+  // Variables whose value is a constant where code is being emitted (loops
+  // of one iteration, unrolled loops).
+  VarMap known_constants() const;
 
  private:
   // ---- abi.cpp

@@ -101,6 +101,7 @@ class ContextImpl final : public EmitContext {
   void load_address(const Var& data, const Xbyak::Reg64& dst) override {
     e_.load_storage_address(data, dst);
   }
+  VarMap known_constants() const override { return e_.known_constants(); }
 
  private:
   FunctionEmitter& e_;
@@ -230,6 +231,14 @@ void FunctionEmitter::emit_for(const ForNode& f) {
   DataType vt = f.loop_var->dtype;
   if (!vt.is_int() || vt.is_vector())
     fail("loop variable " + f.loop_var->name + " of type " + vt.str());
+  // One iteration (a border part of a partitioned loop): its variable is a
+  // constant in the body, which guards inside can then be resolved with (see
+  // known_constants). A vectorized one stays a (one-lane) vector loop.
+  if (auto mn = as_const_int(f.min), ext = as_const_int(f.extent);
+      mn && ext && *ext == 1 && f.for_kind != ForKind::Vectorized) {
+    emit_unrolled(f, *mn, 1);
+    return;
+  }
   if (offer_contraction(f)) return;
   switch (f.for_kind) {
     case ForKind::Parallel:
@@ -302,6 +311,13 @@ void FunctionEmitter::emit_serial_loop(const ForNode& f, int start, int end) {
   code_.jmp(top, Xbyak::CodeGenerator::T_NEAR);
   code_.L(done);
   unbind_var(f.loop_var);
+}
+
+VarMap FunctionEmitter::known_constants() const {
+  VarMap out;
+  for (const auto& [v, loc] : vars_)
+    if (loc.kind == VarLoc::Kind::Const) out[v] = make_int(loc.value, loc.type);
+  return out;
 }
 
 void FunctionEmitter::emit_unrolled(const ForNode& f, int64_t min, int64_t extent) {

@@ -284,6 +284,47 @@ TEST_CASE("contraction emit: the accumulators start from the init nest's value",
     }
 }
 
+TEST_CASE("contraction emit: guarded operands (a pad inlined into a convolution)",
+          "[contraction]") {
+  // out[ow, c] += if_then_else(0 <= ow + kw - 1 < W, in[ow + kw - 1, c], 0) * w[kw, c]:
+  // channels-last, one row of W outputs with a zero column on either side;
+  // the products whose guard fails take a zero vector and load nothing (the
+  // input has no element there). Depthwise (both operands vectors) and a
+  // full convolution (input broadcast over the output channels, and a guard
+  // on the weights too), with full and masked vectors and few registers.
+  struct Case {
+    int64_t ch, w;
+    int vregs;
+  };
+  // (Every tile fits AVX2's registers: a guard on a counted loop is refused.)
+  for (const Case& k : {Case{16, 5, 0}, Case{16, 6, 0}, Case{24, 4, 0}, Case{32, 3, 0},
+                        Case{8, 5, 10}}) {
+    const std::string cs = std::to_string(k.ch), ws = std::to_string(k.w);
+    const std::string in_row = "0 <= ow + kw - 1 and ow + kw - 1 < " + ws;
+    INFO("channels " << k.ch << ", width " << k.w << ", vregs " << k.vregs);
+    check_both_isas(nest_text(k.w * k.ch, 3 * k.ch, k.w * k.ch,
+                              {{"kw", 3}, {"ow", k.w}, {"c", k.ch}},
+                              "C[ow * " + cs + " + c] = C[ow * " + cs + " + c] + T.if_then_else(" +
+                                  in_row + ", A[(ow + kw - 1) * " + cs +
+                                  " + c], T.float32(0)) * B[kw * " + cs + " + c]"),
+                    Options{.vregs = k.vregs});
+    check_both_isas(
+        nest_text(k.w * 3, 3 * 3 * k.ch, k.w * k.ch, {{"ci", 3}, {"kw", 3}, {"ow", k.w}, {"m", k.ch}},
+                  "C[ow * " + cs + " + m] = C[ow * " + cs + " + m] + T.if_then_else(" + in_row +
+                      ", A[(ow + kw - 1) * 3 + ci], T.float32(0)) * T.if_then_else(kw * 3 + ci "
+                      "!= 4 and ci < 2, B[(kw * 3 + ci) * " +
+                      cs + " + m], T.float32(0))"),
+        Options{.vregs = k.vregs});
+  }
+  // A guard on a loop the emitter keeps counted is refused.
+  std::string why;
+  auto counted = nest_text(64, 16, 16, {{"k", 64}, {"j", 16}},
+                           "C[j] = C[j] + T.if_then_else(k < 60, A[k], T.float32(0)) * B[j]");
+  CHECK_FALSE(plan_contraction(root_for(parse_single(counted)), Target{Isa::avx512},
+                               PlanLimits{.max_unrolled_fmas = 8}, &why));
+  CHECK(why.find("not unrolled") != std::string::npos);
+}
+
 TEST_CASE("contraction emit: max pooling windows in registers", "[contraction]") {
   // out[oh, ow] = max(out[oh, ow], in[s * oh + kh, s * ow + kw]): stride 1
   // and 2, widths with full and masked vectors; the accumulator comes first,
