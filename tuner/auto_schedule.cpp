@@ -76,6 +76,14 @@ AutoScheduleResult auto_schedule(const IRModule& m, const RuleContext& cx,
     for (const ScheduleRule& rule : default_rules()) {
       for (size_t b = 0; b < names.size(); ++b) {
         if (!reports[b].rule.empty()) continue;
+        const std::vector<std::string> present = block_names(sch.func(fname));
+        if (std::find(present.begin(), present.end(), names[b]) == present.end()) {
+          // An earlier rule inlined it (a pad into its convolution).
+          reports[b].rule = "inlined";
+          reports[b].note = "computed inside its consumer";
+          passed_over[b].clear();
+          continue;
+        }
         Schedule trial = sch;
         std::string why;
         try {

@@ -3,13 +3,13 @@
 #include "codegen/x86/contraction_plan.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "ir/conjuncts.h"
 #include "ir/functor.h"
+#include "ir/guarded_load.h"
 #include "ir/structural.h"
 
 namespace tirc {
@@ -105,12 +105,16 @@ Expr invariant_offset(const AffineIndex& idx, const std::vector<ContractionPlan:
   return sum;
 }
 
-const BufferLoadNode* as_f32_load(const Expr& e) {
-  auto* load = e.as<BufferLoadNode>();
+// The load if it reads one float32 element by one flat index, else null.
+const BufferLoadNode* flat_f32(const BufferLoadNode* load) {
   if (!load || load->dtype != DataType::float32() || load->indices.size() != 1 || !load->buffer ||
       !load->buffer->data)
     return nullptr;
   return load;
+}
+
+const BufferLoadNode* as_f32_load(const Expr& e) {
+  return flat_f32(e.as<BufferLoadNode>());
 }
 
 struct Update {
@@ -123,14 +127,9 @@ struct Update {
 // A float32 load, or `if_then_else(cond, load, 0)` (a pad inlined into a
 // convolution) with *guard set to cond.
 const BufferLoadNode* guarded_load(const Expr& e, Expr* guard) {
-  auto* sel = e.as<CallNode>();
-  if (!sel || sel->op != "if_then_else" || sel->args.size() != 3) return as_f32_load(e);
-  auto* zero = sel->args[2].as<FloatImmNode>();
-  if (!zero || zero->value != 0 || std::signbit(zero->value) ||
-      sel->args[0].dtype() != DataType::boolean())
-    return nullptr;
-  *guard = sel->args[0];
-  return as_f32_load(sel->args[1]);
+  GuardedLoad g = as_guarded_load(e);
+  *guard = g.guard;
+  return flat_f32(g.load);
 }
 
 bool is_c_load(const Expr& e, const BufferStoreNode* store) {

@@ -231,6 +231,7 @@ void FunctionEmitter::emit_for(const ForNode& f) {
   DataType vt = f.loop_var->dtype;
   if (!vt.is_int() || vt.is_vector())
     fail("loop variable " + f.loop_var->name + " of type " + vt.str());
+  if (offer_contraction(f)) return;
   // One iteration (a border part of a partitioned loop): its variable is a
   // constant in the body, which guards inside can then be resolved with (see
   // known_constants). A vectorized one stays a (one-lane) vector loop.
@@ -239,7 +240,6 @@ void FunctionEmitter::emit_for(const ForNode& f) {
     emit_unrolled(f, *mn, 1);
     return;
   }
-  if (offer_contraction(f)) return;
   switch (f.for_kind) {
     case ForKind::Parallel:
       if (!outlined_) {

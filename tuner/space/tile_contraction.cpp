@@ -6,6 +6,8 @@
 // is batch-invariant and larger than half of L2) in parallel.
 #include <algorithm>
 
+#include "codegen/x86/contraction_plan.h"
+#include "ir/guarded_load.h"
 #include "schedule/analysis.h"
 #include "tuner/space/block_nest.h"
 #include "tuner/space/register_tile.h"
@@ -23,6 +25,7 @@ struct Update {
   const BufferStoreNode* store = nullptr;
   const BufferLoadNode* a = nullptr;
   const BufferLoadNode* b = nullptr;
+  std::vector<Expr> guards;  // of zero-guarded operands (an inlined pad)
 };
 
 // C[c] = C[c] + A[a] * B[b] in float32, with an init: the statement the
@@ -39,14 +42,19 @@ Update contraction_update(const BlockNode& b) {
   };
   if (auto* mx = st->value.as<BinaryNode>(); mx && mx->kind == ExprKind::Max) {
     if (!accumulator(mx->a) || !load_of(mx->b)) return {};
-    return {st, load_of(mx->b), nullptr};
+    return {st, load_of(mx->b), nullptr, {}};
   }
   auto* add = st->value.as<BinaryNode>();
   if (!add || add->kind != ExprKind::Add) return {};
   for (int side = 0; side < 2; ++side) {
     auto* mul = (side ? add->a : add->b).as<BinaryNode>();
     if (!accumulator(side ? add->b : add->a) || !mul || mul->kind != ExprKind::Mul) continue;
-    if (load_of(mul->a) && load_of(mul->b)) return {st, load_of(mul->a), load_of(mul->b)};
+    const GuardedLoad a = as_guarded_load(mul->a), b = as_guarded_load(mul->b);
+    if (!a.load || !b.load) continue;
+    Update u{st, a.load, b.load, {}};
+    for (const Expr& g : {a.guard, b.guard})
+      if (g) u.guards.push_back(g);
+    return u;
   }
   return {};
 }
@@ -136,12 +144,64 @@ Tiled tile(Schedule& sch, LoopRV loop, int64_t extent, int64_t inner, int max_in
   return {parts[0], parts[1], sch.get(f[0]), sch.get(f[1])};
 }
 
+// The producer of `block` that is a zero pad of one of its operands
+// (`P[..] = if_then_else(cond, X[..], 0)`), if any.
+std::optional<BlockRV> zero_pad_producer(Schedule& sch, BlockRV block, const Update& u) {
+  for (BlockRV p : sch.get_producers(block)) {
+    std::optional<BlockNest> n = describe_nest(sch, p);
+    if (!n) continue;
+    auto* st = n->realize->block->body.as<BufferStoreNode>();
+    if (!st || !as_guarded_load(st->value).guard) continue;
+    if (st->buffer == u.a->buffer || (u.b && st->buffer == u.b->buffer)) return p;
+  }
+  return std::nullopt;
+}
+
+RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, bool inline_pad);
+
 }  // namespace
 
+// With a zero pad before the contraction, first with the pad inlined: its
+// guard then resolves per product in the emitter's register tile (border
+// tiles take zero vectors) and the padded copy is never made. Kept only
+// where the guard can resolve there: otherwise the pad stays a pass.
 RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx) {
+  Schedule trial = sch;
+  RuleOutcome inlined;
+  try {
+    inlined = tile(trial, block, cx, true);
+  } catch (const ScheduleError& e) {
+    inlined = {false, "pad not inlined: " + e.message()};
+  }
+  if (inlined.applied) {
+    sch = std::move(trial);
+    return inlined;
+  }
+  RuleOutcome o = tile(sch, block, cx, false);
+  if (o.applied && !inlined.note.empty()) o.note += " (" + inlined.note + ")";
+  return o;
+}
+
+namespace {
+
+RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, bool inline_pad) {
+  std::string inlined;  // the pad's name
+  if (inline_pad) {
+    std::optional<BlockNest> before = describe_nest(sch, block);
+    const Update u = before && before->plain ? contraction_update(*before->realize->block)
+                                             : Update{};
+    if (!u.store || !u.b) return {false, ""};
+    std::optional<BlockRV> pad = zero_pad_producer(sch, block, u);
+    if (!pad) return {false, ""};
+    inlined = sch.get(*pad);
+    sch.compute_inline(*pad);
+  }
   std::optional<BlockNest> nest = describe_nest(sch, block);
   if (!nest || !nest->plain || nest->loops.empty()) return {false, "not a plain loop nest"};
-  const Update u = contraction_update(*nest->realize->block);
+  // The block as it is now, kept alive for the analysis below while the
+  // primitives replace it.
+  const Block blk = nest->realize->block;
+  const Update u = contraction_update(*blk);
   const BufferStoreNode* st = u.store;
   if (!st || st->indices.size() < 2)
     return {false, "not a C[.., i, j] += A * B contraction (or max(C, A))"};
@@ -199,14 +259,13 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   // big to stay in L2 between them: each block's panel is then read from
   // memory once and reused across the batch (a channels-last convolution's
   // output rows) while in cache.
-  const BlockNode& blk = *nest->realize->block;
-  const VarNode* jv = blk.iter_vars[J.iter].var.get();
+  const VarNode* jv = blk->iter_vars[J.iter].var.get();
   const BufferLoadNode* vec = !u.b || load_uses(*u.a, jv) ? u.a : u.b;
   bool vec_batch_invariant = !batch.empty();
   for (int b : batch) {
     const int it = nest->loops[b].iter;
     vec_batch_invariant =
-        vec_batch_invariant && it >= 0 && !load_uses(*vec, blk.iter_vars[it].var.get());
+        vec_batch_invariant && it >= 0 && !load_uses(*vec, blk->iter_vars[it].var.get());
   }
   const int64_t panel_bytes = k_total * columns_total * int64_t{4};
   const bool columns_first =
@@ -221,6 +280,41 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   }
   const bool rows_outside = chunks < wanted && i.outer_extent > 1;
   if (rows_outside) prefix.push_back(i.outer);
+  if (!u.guards.empty()) {
+    // An inlined pad's guard must resolve per product: partition-loops
+    // splits the outer loops it depends on (the fused parallel loop only
+    // where it is one loop's variable, not a quotient; no loop inside a
+    // reduction loop), the emitter fixes the unrolled window and the tile
+    // rows; never the vector loop or a counted reduction.
+    int wide = 0;
+    for (int b : batch) wide += nest->loops[b].extent > 1;
+    wide += (columns_outside && j.outer_extent > 1) + (rows_outside && i.outer_extent > 1);
+    const int lanes = cx.cpu.target.f32_lanes();
+    const int64_t accumulators = i.inner_extent * ((tile_columns + lanes - 1) / lanes);
+    const bool window_unrolled = accumulators * window <= PlanLimits{}.max_unrolled_fmas;
+    auto has = [](const std::vector<int>& ls, int l) {
+      return std::find(ls.begin(), ls.end(), l) != ls.end();
+    };
+    for (int l = 0; l < static_cast<int>(nest->loops.size()); ++l) {
+      const int it = nest->loops[l].iter;
+      const VarNode* x = it >= 0 ? blk->iter_vars[it].var.get() : nullptr;
+      bool used = false;
+      for (const Expr& g : u.guards) used = used || (x && uses_var(g, x));
+      if (!used) continue;
+      {
+        const char* trouble = nullptr;
+        if (l == jl || l == jbl)
+          trouble = "its guard varies along the vector loop";
+        else if (l == reduce.front() || (has(reduce, l) && !window_unrolled))
+          trouble = "its guard depends on a reduction the emitter keeps counted";
+        else if ((has(batch, l) || (l == il && rows_outside)) && wide > 1)
+          trouble = "its guard depends on a fused parallel loop";
+        else if (l == il && !rows_outside && k.outer_extent > 1)
+          trouble = "its guard depends on the row blocks, inside the reduction's blocks";
+        if (trouble) return {false, std::string("pad not inlined: ") + trouble};
+      }
+    }
+  }
   // A reduction done in one block (k.outer of extent 1) goes inside the
   // window loops, so that the init can sit just before the register tile's
   // reduction: the emitter then starts the accumulators from it instead of
@@ -247,6 +341,7 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   sch.vectorize(jbl >= 0 ? J.rv : j.inner);
   std::string note = "register tile " + std::to_string(i.inner_extent) + "x" +
                      std::to_string(tile_columns) + ", k block " + std::to_string(k.inner_extent);
+  if (!inlined.empty()) note += ", " + inlined + " inlined (guarded loads)";
   const LoopRV outer = prefix.size() > 1 ? sch.fuse(prefix) : prefix[0];
   if (parallel) {
     sch.parallel(outer);
@@ -289,5 +384,7 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
   for (BlockRV c : sch.get_consumers(block)) fuse_with(c, false);
   return {true, note};
 }
+
+}  // namespace
 
 }  // namespace tirc
