@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/arith/analyzer.h"
 #include "ir/conjuncts.h"
 #include "ir/functor.h"
 #include "ir/guarded_load.h"
@@ -327,7 +328,9 @@ bool plan_guard(const ContractionPlan& plan, const Expr& guard,
       why = "a guard is not a conjunction of integer comparisons";
       return false;
     }
-    auto diff = decompose(make_binary(ExprKind::Sub, cmp->a, cmp->b), nest_vars);
+    // Simplified first: variables known where the nest is emitted have been
+    // replaced by their values, leaving constant terms such as 0 * 2.
+    auto diff = decompose(simplify(make_binary(ExprKind::Sub, cmp->a, cmp->b)), nest_vars);
     if (!diff || !diff->invariant.empty()) {
       why = "a guard depends on a value the nest does not fix";
       return false;

@@ -336,3 +336,54 @@ TEST_CASE("partition-loops: if_then_else conditions of a pad and a concat", "[pa
   Lowered lg = lower_split(g);
   CHECK(print_func(lg.after, "main").find("if_then_else") != std::string::npos);
 }
+
+TEST_CASE("partition-loops: an inlined pad splits output loops, never reduction loops",
+          "[passes][partition]") {
+  // Y[o] += if_then_else(0 <= o + k - 1 < 16, X[o + k - 1], 0) * W[k]: the
+  // guard of an operand (a pad inlined into a convolution). The output loop
+  // splits into the border iterations and an unguarded middle; the
+  // reduction loop, and with the reduction outermost every loop inside it,
+  // stays whole (the contraction emitter resolves the guard per product).
+  auto conv = [](const char* order) {
+    return std::string(
+               "@T.prim_func\n"
+               "def main(X: T.Buffer((16,), \"float32\"), W: T.Buffer((3,), \"float32\"), Y: "
+               "T.Buffer((16,), \"float32\")):\n"
+               "    for ") +
+           order +
+           " in T.grid(" + (std::string(order) == "o, k" ? "16, 3" : "3, 16") +
+           "):\n"
+           "        with T.block(\"conv\"):\n"
+           "            vo, vk = T.axis.remap(\"SR\", [o, k])\n"
+           "            with T.init():\n"
+           "                Y[vo] = T.float32(0)\n"
+           "            Y[vo] = Y[vo] + T.if_then_else(0 <= vo + vk - 1 and vo + vk - 1 < 16, "
+           "X[vo + vk - 1], T.float32(0)) * W[vk]\n";
+  };
+  {
+    PrimFunc f = parse_module(conv("o, k")).functions().front().second;
+    Lowered l = lower_split(f);
+    const std::string printed = print_func(l.after, "main");
+    INFO(printed);
+    const ForNode* main = loop_named(l.after, "o");
+    REQUIRE(main);
+    CHECK(as_const_int(main->min) == 1);
+    CHECK(as_const_int(main->extent) == 14);
+    CHECK(print_func(l.after, "main").find("for k in range(3)") != std::string::npos);
+    int whole_k = 0;
+    walk_loops(l.after->body, [&](const ForNode& n) {
+      if (n.loop_var->name.rfind("k", 0) == 0) whole_k += as_const_int(n.extent) == 3;
+    });
+    CHECK(whole_k == 3);  // in the head, the middle and the tail
+    check_all(f, l);
+  }
+  {
+    PrimFunc f = parse_module(conv("k, o")).functions().front().second;
+    Lowered l = lower_split(f);
+    INFO(print_func(l.after, "main"));
+    int loops = 0;
+    walk_loops(l.after->body, [&](const ForNode&) { ++loops; });
+    CHECK(loops == 3);  // the init's loop and the two of the update, unsplit
+    check_all(f, l);
+  }
+}

@@ -33,8 +33,7 @@ struct Update {
 // pooling), with b null.
 Update contraction_update(const BlockNode& b) {
   auto* st = b.body.as<BufferStoreNode>();
-  if (!st || !b.init || !st->value.dtype().is_float() || st->value.dtype().bits() != 32)
-    return {};
+  if (!st || !b.init || !st->value.dtype().is_float() || st->value.dtype().bits() != 32) return {};
   // A load of the element the store writes.
   auto accumulator = [st](const Expr& e) {
     auto* c = load_of(e);
@@ -188,8 +187,8 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, bool inlin
   std::string inlined;  // the pad's name
   if (inline_pad) {
     std::optional<BlockNest> before = describe_nest(sch, block);
-    const Update u = before && before->plain ? contraction_update(*before->realize->block)
-                                             : Update{};
+    const Update u =
+        before && before->plain ? contraction_update(*before->realize->block) : Update{};
     if (!u.store || !u.b) return {false, ""};
     std::optional<BlockRV> pad = zero_pad_producer(sch, block, u);
     if (!pad) return {false, ""};
@@ -280,15 +279,33 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, bool inlin
   }
   const bool rows_outside = chunks < wanted && i.outer_extent > 1;
   if (rows_outside) prefix.push_back(i.outer);
+  auto guard_uses = [&](int l) {
+    const int it = nest->loops[l].iter;
+    for (const Expr& g : u.guards)
+      if (it >= 0 && uses_var(g, blk->iter_vars[it].var.get())) return true;
+    return false;
+  };
+  int wide = 0;  // prefix loops of more than one iteration
+  for (int b : batch) wide += nest->loops[b].extent > 1;
+  wide += (columns_outside && j.outer_extent > 1) + (rows_outside && i.outer_extent > 1);
+  // Batch loops (output rows) the guard depends on stay out of a fused
+  // parallel loop (a quotient partition-loops cannot split): the column
+  // blocks alone run in parallel when there are enough of them.
+  std::vector<LoopRV> serial_batch;
+  bool guarded_batch = false;
+  for (int b : batch) guarded_batch = guarded_batch || guard_uses(b);
+  if (guarded_batch && wide > 1 && columns_outside && !columns_first && !rows_outside &&
+      j.outer_extent >= cx.cpu.threads) {
+    for (int b : batch) serial_batch.push_back(nest->loops[b].rv);
+    prefix = {j.outer};
+    wide = 1;
+  }
   if (!u.guards.empty()) {
     // An inlined pad's guard must resolve per product: partition-loops
     // splits the outer loops it depends on (the fused parallel loop only
     // where it is one loop's variable, not a quotient; no loop inside a
     // reduction loop), the emitter fixes the unrolled window and the tile
     // rows; never the vector loop or a counted reduction.
-    int wide = 0;
-    for (int b : batch) wide += nest->loops[b].extent > 1;
-    wide += (columns_outside && j.outer_extent > 1) + (rows_outside && i.outer_extent > 1);
     const int lanes = cx.cpu.target.f32_lanes();
     const int64_t accumulators = i.inner_extent * ((tile_columns + lanes - 1) / lanes);
     const bool window_unrolled = accumulators * window <= PlanLimits{}.max_unrolled_fmas;
@@ -296,23 +313,17 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, bool inlin
       return std::find(ls.begin(), ls.end(), l) != ls.end();
     };
     for (int l = 0; l < static_cast<int>(nest->loops.size()); ++l) {
-      const int it = nest->loops[l].iter;
-      const VarNode* x = it >= 0 ? blk->iter_vars[it].var.get() : nullptr;
-      bool used = false;
-      for (const Expr& g : u.guards) used = used || (x && uses_var(g, x));
-      if (!used) continue;
-      {
-        const char* trouble = nullptr;
-        if (l == jl || l == jbl)
-          trouble = "its guard varies along the vector loop";
-        else if (l == reduce.front() || (has(reduce, l) && !window_unrolled))
-          trouble = "its guard depends on a reduction the emitter keeps counted";
-        else if ((has(batch, l) || (l == il && rows_outside)) && wide > 1)
-          trouble = "its guard depends on a fused parallel loop";
-        else if (l == il && !rows_outside && k.outer_extent > 1)
-          trouble = "its guard depends on the row blocks, inside the reduction's blocks";
-        if (trouble) return {false, std::string("pad not inlined: ") + trouble};
-      }
+      if (!guard_uses(l)) continue;
+      const char* trouble = nullptr;
+      if (l == jl || l == jbl)
+        trouble = "its guard varies along the vector loop";
+      else if (l == reduce.front() || (has(reduce, l) && !window_unrolled))
+        trouble = "its guard depends on a reduction the emitter keeps counted";
+      else if ((has(batch, l) || (l == il && rows_outside)) && wide > 1)
+        trouble = "its guard depends on a fused parallel loop";
+      else if (l == il && !rows_outside && k.outer_extent > 1)
+        trouble = "its guard depends on the row blocks, inside the reduction's blocks";
+      if (trouble) return {false, std::string("pad not inlined: ") + trouble};
     }
   }
   // A reduction done in one block (k.outer of extent 1) goes inside the
@@ -322,6 +333,7 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, bool inlin
   // pass a large share of the work).
   const bool one_block = k.outer_extent == 1;
   std::vector<LoopRV> order = prefix;
+  order.insert(order.end(), serial_batch.begin(), serial_batch.end());
   if (!columns_outside) order.push_back(j.outer);
   if (!one_block) order.push_back(k.outer);
   if (!rows_outside) order.push_back(i.outer);
