@@ -25,9 +25,10 @@
 // its stores write, provided they always run (no if above them between L and
 // the store, loops of constant non-empty range); a loop fills what its body
 // does in each iteration; in a sequence, the leading statements that only
-// write (or else the first one, recursively: an init and its update under a
-// column loop) fill a box, and every later access in the sequence must stay
-// inside that box. A box is the set
+// write (or else a run of statements that each fill what they read, such as
+// the parts partition-loops made of one column loop, or else the first one,
+// recursively: an init and its update under a column loop) fill a box, and
+// every later access in the sequence must stay inside that box. A box is the set
 //   { base + sum_k t_k * c_k : 0 <= t_k < n_k }
 // whose strides c_k are the distinct coefficients of the writers' terms:
 // each writer covers an interval of digits per group, and the writers
@@ -373,8 +374,8 @@ class Compactor {
   // before s reads it; nullopt when that cannot be shown. A statement that
   // only writes is its own filler; a loop's filler is its body's (each
   // iteration fills what it reads); in a sequence, the leading statements
-  // that only write (or else the first one, recursively) fill a box that
-  // every later access must stay inside.
+  // that only write (or else a run of self-filling ones, or else the first
+  // one, recursively) fill a box that every later access must stay inside.
   std::optional<std::vector<const Access*>> fill_first(const Stmt& s) {
     AccessCollector c(alloc_.buffer_var.get());
     c.visit(s);
@@ -396,9 +397,14 @@ class Compactor {
     }
     if (writers.empty()) {
       if (next == children.size()) return std::nullopt;
-      auto w = fill_first(children[next++]);
-      if (!w) return std::nullopt;
-      writers = *w;
+      if (auto joint = joint_fill(children, in_child, next)) {
+        writers = std::move(joint->first);
+        next = joint->second;
+      } else {
+        auto w = fill_first(children[next++]);
+        if (!w) return std::nullopt;
+        writers = *w;
+      }
     }
     // Every later access stays inside what the writers filled, with the
     // variables defined inside s ranging and the rest fixed.
@@ -408,6 +414,30 @@ class Compactor {
       for (const Access& a : in_child[next])
         if (!box.index(a.index)) return std::nullopt;
     return writers;
+  }
+
+  // Two or more children from `first` on that each fill what they read (the
+  // parts partition-loops made of one loop, each an init and its update)
+  // and whose writers together fill a box: those writers, and the child
+  // after the run.
+  std::optional<std::pair<std::vector<const Access*>, size_t>> joint_fill(
+      const std::vector<Stmt>& children, const std::vector<std::vector<Access>>& in_child,
+      size_t first) {
+    std::vector<const Access*> joint;
+    size_t k = first, filling = 0;
+    for (; k < children.size(); ++k) {
+      if (in_child[k].empty()) continue;
+      auto w = only_stores(in_child[k]) ? always_run(in_child[k]) : fill_first(children[k]);
+      if (!w) break;
+      joint.insert(joint.end(), w->begin(), w->end());
+      ++filling;
+    }
+    if (filling < 2) return std::nullopt;
+    AccessCollector c(alloc_.buffer_var.get());
+    for (size_t i = first; i < k; ++i) c.visit(children[i]);
+    Box box(c.defined, ranges_);
+    if (!box.build(joint)) return std::nullopt;
+    return std::make_pair(std::move(joint), k);
   }
 
   std::vector<Access> accesses_in(const Stmt& s) const {

@@ -306,3 +306,44 @@ TEST_CASE("compact-allocations: compute_at of a producer under a non-dividing pa
   REQUIRE(eq.equal);
   x86test::expect_same_all_targets(lowered);
 }
+
+TEST_CASE("compact-allocations: a convolution row whose columns partition-loops split",
+          "[passes][compact][partition]") {
+  // Y = a 3x3 window over X with its zero border inlined as a guard, relu
+  // computed per output row i (the parallel loop). partition-loops splits i
+  // and, in each part, the column loop j into border and middle parts: each
+  // part fills its columns (its init, then its update) and together they
+  // fill the row the relu reads, so every row part keeps one row of Y.
+  IRModule m = parse_module(
+      "@T.prim_func\ndef main(X: T.Buffer((8, 10, 4), \"float32\"), W: T.Buffer((3, 3, 4), "
+      "\"float32\"), Z: T.Buffer((8, 10, 4), \"float32\")):\n"
+      "    Y = T.alloc_buffer((8, 10, 4))\n"
+      "    for i, j, c, ki, kj in T.grid(8, 10, 4, 3, 3):\n"
+      "        with T.block(\"conv\"):\n"
+      "            vi, vj, vc, vki, vkj = T.axis.remap(\"SSSRR\", [i, j, c, ki, kj])\n"
+      "            with T.init():\n"
+      "                Y[vi, vj, vc] = T.float32(0)\n"
+      "            Y[vi, vj, vc] = Y[vi, vj, vc] + T.if_then_else(0 <= vi + vki - 1 and vi + vki - 1 "
+      "< 8 and 0 <= vj + vkj - 1 and vj + vkj - 1 < 10, X[vi + vki - 1, vj + vkj - 1, vc], "
+      "T.float32(0)) * W[vki, vkj, vc]\n"
+      "    for i, j, c in T.grid(8, 10, 4):\n"
+      "        with T.block(\"relu\"):\n"
+      "            vi, vj, vc = T.axis.remap(\"SSS\", [i, j, c])\n"
+      "            Z[vi, vj, vc] = T.max(Y[vi, vj, vc], T.float32(0))\n");
+  Schedule s(m);
+  auto loops = s.get_loops(s.get_block("conv"));
+  s.reverse_compute_at(s.get_block("relu"), loops[0]);
+  s.decompose_reduction(s.get_block("conv"), loops[3]);
+  s.parallel(loops[0]);
+  PrimFunc scheduled = s.func("main");
+  PrimFunc lowered = lower(scheduled);
+  INFO(print_func(lowered, "main"));
+  REQUIRE_NOTHROW(check_lowered_form(lowered));
+  auto p = placements(lowered);
+  REQUIRE(p.size() == 3);  // the first row, the middle rows, the last row
+  for (const Placement& x : p) CHECK(x.extent == 10 * 4);
+  EquivResult eq = check_equivalent(scheduled, lowered, 3);
+  INFO(eq.message);
+  REQUIRE(eq.equal);
+  x86test::expect_same_all_targets(lowered);
+}
