@@ -265,32 +265,9 @@ class ContractionEmitter {
                  l.stride_init * kF32, [&] { emit_loop(i + 1); });
   }
 
-  // Byte displacement of tile element `e` (accumulator order) along `stride`.
-  int64_t tile_disp(int e, int64_t ContractionPlan::Loop::*stride) const {
-    int64_t disp = 0;
-    for (auto it = tile_loops_.rbegin(); it != tile_loops_.rend(); ++it) {
-      const auto& l = plan_.loops[*it];
-      int64_t n = *it == plan_.vector_loop ? chunks_ : l.extent;
-      int64_t iv = e % n;
-      e = static_cast<int>(e / n);
-      if (*it == plan_.vector_loop) iv *= plan_.vector_lanes;
-      disp += iv * (l.*stride) * kF32;
-    }
-    return disp;
-  }
-  // The vector-loop digit of tile element `e`: which vector of the row it is.
-  int64_t tile_chunk(int e) const {
-    for (auto it = tile_loops_.rbegin(); it != tile_loops_.rend(); ++it) {
-      const bool vector = *it == plan_.vector_loop;
-      const int64_t n = vector ? chunks_ : plan_.loops[*it].extent;
-      if (vector) return e % n;
-      e = static_cast<int>(e / n);
-    }
-    return 0;
-  }
-
-  // The iterations of the tile loops at tile element `e` (the vector loop's
-  // is its chunk), into `iteration`.
+  // The iteration of each tile loop at tile element `e` (accumulator order,
+  // the innermost tile loop fastest; the vector loop's is its chunk), by loop
+  // index into `iteration`.
   void tile_iterations(int e, std::vector<int64_t>& iteration) const {
     for (auto it = tile_loops_.rbegin(); it != tile_loops_.rend(); ++it) {
       const int64_t n = *it == plan_.vector_loop ? chunks_ : plan_.loops[*it].extent;
@@ -298,11 +275,28 @@ class ContractionEmitter {
       e = static_cast<int>(e / n);
     }
   }
+  std::vector<int64_t> tile_iterations(int e) const {
+    std::vector<int64_t> iteration(plan_.loops.size(), 0);
+    tile_iterations(e, iteration);
+    return iteration;
+  }
 
-  // Whether tile element `e` is the masked last vector: its digit along the
-  // vector loop (which need not be the innermost tile loop) is the last chunk.
+  // Byte displacement of tile element `e` along `stride`.
+  int64_t tile_disp(int e, int64_t ContractionPlan::Loop::*stride) const {
+    const std::vector<int64_t> iteration = tile_iterations(e);
+    int64_t disp = 0;
+    for (int l : tile_loops_) {
+      const int64_t step = l == plan_.vector_loop ? plan_.vector_lanes : 1;
+      disp += iteration[static_cast<size_t>(l)] * step * (plan_.loops[l].*stride) * kF32;
+    }
+    return disp;
+  }
+  // Which vector of the tile's row element `e` is (its vector-loop chunk).
+  int64_t tile_chunk(int e) const {
+    return tile_iterations(e)[static_cast<size_t>(plan_.vector_loop)];
+  }
+  // Whether tile element `e` is the masked last vector.
   bool tile_tail(int e) const { return plan_.vector_tail && tile_chunk(e) == chunks_ - 1; }
-
 
   Address mem(const Reg64& base, int64_t disp) const {
     return c_.ptr[base + static_cast<int32_t>(disp)];

@@ -37,7 +37,9 @@ struct ScheduleRule {
 
 // Multi-level tiling of a contraction C[..] = C[..] + A[..] * B[..]: batch and
 // outer tile loops (parallel), the reduction blocked for L1, the register tile
-// innermost with its column loop vectorized; the init split off and vectorized.
+// innermost with its column loop vectorized; the init split off and vectorized
+// (per register tile when the reduction is one block); a zero pad producer
+// inlined where the emitter can resolve its guard per product.
 RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx);
 // Any other block: the leading data-parallel loops fused and run in parallel
 // when there is enough work, the innermost loop vectorized when it is

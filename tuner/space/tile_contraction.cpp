@@ -3,7 +3,8 @@
 // vectorized; columns in blocks of E where C is indexed [.., b * E + e])
 // innermost, the reduction blocked so a B panel stays in L1, and the outer
 // tile loops (with any batch loops; column blocks first where the B panel
-// is batch-invariant and larger than half of L2) in parallel.
+// is batch-invariant and larger than half of L2) in parallel. A zero pad of
+// an operand is inlined where its guard resolves in the register tile.
 #include <algorithm>
 
 #include "codegen/x86/contraction_plan.h"
