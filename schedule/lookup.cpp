@@ -43,6 +43,27 @@ std::vector<LoopRV> Schedule::get_loops(BlockRV block) {
   return out;
 }
 
+namespace {
+
+LoopInfo info_of(const ForNode& f) {
+  return {f.loop_var, f.min, f.extent, as_const_int(f.extent), f.for_kind, f.annotations};
+}
+
+}  // namespace
+
+LoopInfo Schedule::loop_info(LoopRV loop) const {
+  const LoopEntry& l = resolve(loop, "loop_info");
+  return info_of(*find_loop(mod_.at(l.func)->body, l.var.get())->node().as<ForNode>());
+}
+
+std::vector<LoopInfo> Schedule::loop_nest(BlockRV block) const {
+  const BlockEntry& b = resolve(block, "loop_nest");
+  std::vector<LoopInfo> out;
+  for (const ForNode* f : enclosing_loops(*find_block(mod_.at(b.func)->body, b.name)))
+    out.push_back(info_of(*f));
+  return out;
+}
+
 std::vector<BlockRV> Schedule::get_child_blocks(BlockOrLoop scope) {
   std::string func;
   StmtPath path;

@@ -74,6 +74,14 @@ void Schedule::update_func(const std::string& func, PrimFunc f, const std::strin
   mod_.add(func, std::move(f));
 }
 
+uint64_t Schedule::fork_seed() {
+  return next_random();
+}
+
+void Schedule::seed(uint64_t seed) {
+  rng_state_ = seed;
+}
+
 uint64_t Schedule::next_random() {
   // splitmix64: small, fast, and the same on every platform.
   uint64_t z = (rng_state_ += 0x9e3779b97f4a7c15ull);

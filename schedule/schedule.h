@@ -33,6 +33,15 @@ struct SplitFactor {
   bool is_none() const { return !value && !rv; }
 };
 
+// A loop as it is now: what a tuner reads without recording anything.
+struct LoopInfo {
+  Var var;
+  Expr min, extent;
+  std::optional<int64_t> const_extent;  // the extent when it is a constant
+  ForKind kind = ForKind::Serial;
+  Annotations annotations;
+};
+
 // A block's buffer by position in its T.reads (is_write false) or T.writes.
 struct BufferIndex {
   bool is_write = false;
@@ -114,6 +123,18 @@ class Schedule {
   int64_t get(ExprRV v) const;
   std::string get(BlockRV b) const;  // the block's name
   Var get(LoopRV l) const;           // the loop's variable
+
+  // ---- queries: read the program, record nothing (schedule/lookup.cpp) ------
+  LoopInfo loop_info(LoopRV loop) const;
+  // The loops around a block, outermost first (as get_loops would return them).
+  std::vector<LoopInfo> loop_nest(BlockRV block) const;
+
+  // ---- the random generator (sample_* draws from it) -----------------------
+  // A seed for a copy that should draw its own samples (a tuner's child
+  // state): copies share the generator's state, so without a new seed a
+  // copy draws exactly what the original would. Advances this generator.
+  uint64_t fork_seed();
+  void seed(uint64_t seed);
 
   // ---- for primitive implementations ---------------------------------------
   // What a handle stands for. A loop is identified by its loop variable, a

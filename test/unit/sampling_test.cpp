@@ -171,3 +171,43 @@ TEST_CASE("sample_categorical draws by the probabilities and validates", "[sched
   refuses({1, 2}, {1, 1}, 2, "decision 2 is not an index of the 2 candidates");
   refuses({1, 2}, {1, 1}, -1, "decision -1 is not an index");
 }
+
+TEST_CASE("forked schedules draw their own samples; queries record nothing", "[schedule][sample]") {
+  Schedule parent(parse_module(kLoops), 7);
+  auto loops = parent.get_loops(parent.get_block("A"));
+  // A plain copy draws what the original would; a reseeded copy its own.
+  std::set<std::vector<int64_t>> draws;
+  Schedule same = parent;
+  const auto first = values(same, same.sample_perfect_tile(loops[0], 3, 64));
+  Schedule other = parent;
+  CHECK(values(other, other.sample_perfect_tile(loops[0], 3, 64)) == first);
+  for (int child = 0; child < 8; ++child) {
+    Schedule c = parent;
+    c.seed(parent.fork_seed());
+    draws.insert(values(c, c.sample_perfect_tile(loops[0], 3, 64)));
+  }
+  CHECK(draws.size() > 1);
+  // The same seed gives the same draw.
+  Schedule a = parent, b = parent;
+  a.seed(42);
+  b.seed(42);
+  CHECK(values(a, a.sample_perfect_tile(loops[1], 2, 16)) ==
+        values(b, b.sample_perfect_tile(loops[1], 2, 16)));
+
+  // loop_info and loop_nest read extents and kinds without writing the trace.
+  Schedule q(parse_module(kLoops));
+  auto ls = q.get_loops(q.get_block("A"));
+  q.vectorize(ls[2]);
+  const size_t recorded = q.trace().size();
+  LoopInfo k = q.loop_info(ls[2]);
+  CHECK(k.const_extent == 7);
+  CHECK(k.kind == ForKind::Vectorized);
+  std::vector<LoopInfo> nest = q.loop_nest(q.get_block("A"));
+  REQUIRE(nest.size() == 3);
+  CHECK(nest[0].const_extent == 64);
+  CHECK(nest[1].var.get() == q.get(ls[1]).get());
+  CHECK(q.trace().size() == recorded + 1);  // the get_block above, nothing more
+  auto parts = q.split(ls[0], {nullptr, 8});
+  CHECK(q.loop_info(parts[1]).const_extent == 8);
+  CHECK_THROWS_AS(q.loop_info(ls[0]), ScheduleError);  // split away
+}
