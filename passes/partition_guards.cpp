@@ -118,10 +118,6 @@ std::optional<ConjunctIntervals> read_conjunct(const Expr& c, const Var& v, cons
   return out;
 }
 
-bool is_selection(const CallNode* n) {
-  return n && n->op == "if_then_else" && n->args.size() == 3 && n->args[0].dtype().lanes() == 1;
-}
-
 // A scalar if_then_else in an expression; `operand`: it is an operand of
 // arithmetic (or of a condition), not the expression itself or an arm of
 // such selections (a pad's or a concat's choice of value).
@@ -130,6 +126,7 @@ struct Selection {
   bool operand;
 };
 
+// Every selection below e counts as an operand.
 struct OperandSelections : ExprVisitor {
   std::vector<Selection>* out = nullptr;
   void visit_call(const CallNode* n) override {
@@ -138,7 +135,8 @@ struct OperandSelections : ExprVisitor {
   }
 };
 
-// The selections of an expression, outermost first.
+// The selections of e, outermost first: through the arms of a selection that
+// is the expression itself, then every one below anything else.
 void collect_selections(const Expr& e, std::vector<Selection>& out) {
   OperandSelections below;
   below.out = &out;
@@ -151,6 +149,12 @@ void collect_selections(const Expr& e, std::vector<Selection>& out) {
   below.visit(n->args[0]);
   collect_selections(n->args[1], out);
   collect_selections(n->args[2], out);
+}
+
+std::vector<Selection> selections(const Expr& e) {
+  std::vector<Selection> out;
+  if (e) collect_selections(e, out);
+  return out;
 }
 
 class GuardScanner {
@@ -204,7 +208,7 @@ class GuardScanner {
         exprs.push_back(n->value);
         const bool spatial = spatial_for(*n);
         for (const Expr& e : exprs)
-          for (const Selection& sel : selections_of(e)) {
+          for (const Selection& sel : selections(e)) {
             if (sel.operand && !spatial) continue;
             for (const Expr& c : conjuncts(sel.call->args[0]))
               if (vars_of(c).count(v_.get()))
@@ -234,12 +238,6 @@ class GuardScanner {
  private:
   // Whether the store's index varies over v and over every enclosing loop
   // (none of them is a reduction loop of the store).
-  static std::vector<Selection> selections_of(const Expr& e) {
-    std::vector<Selection> out;
-    if (e) collect_selections(e, out);
-    return out;
-  }
-
   bool spatial_for(const BufferStoreNode& n) const {
     std::unordered_set<const VarNode*> used;
     for (const Expr& i : n.indices)
@@ -256,6 +254,10 @@ class GuardScanner {
 };
 
 }  // namespace
+
+bool is_selection(const CallNode* n) {
+  return n && n->op == "if_then_else" && n->args.size() == 3 && n->args[0].dtype().lanes() == 1;
+}
 
 bool may_trap(const Expr& e) {
   TrapFinder f;

@@ -44,4 +44,7 @@ GuardFacts scan_guards(const Var& v, const Stmt& body, const Analyzer& outer,
 // evaluation would change behaviour.
 bool may_trap(const Expr& e);
 
+// A scalar-condition if_then_else(cond, then, else).
+bool is_selection(const CallNode* n);
+
 }  // namespace tirc::passes

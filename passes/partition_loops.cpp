@@ -107,8 +107,7 @@ class LoopPartitioner : public StmtMutator {
   Expr mutate_call(const Expr& e, const CallNode* n) override {
     Expr m = ExprMutator::mutate_call(e, n);
     auto* c = m.as<CallNode>();
-    if (!c || c->op != "if_then_else" || c->args.size() != 3 || c->args[0].dtype().lanes() != 1 ||
-        may_trap(c->args[0]))
+    if (!is_selection(c) || may_trap(c->args[0]))
       return m;
     std::vector<Expr> kept;
     for (const Expr& k : conjuncts(c->args[0])) {
