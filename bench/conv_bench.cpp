@@ -28,7 +28,6 @@
 #include <thread>
 #include <vector>
 
-#include "bench/best_time.h"
 #include "codegen/x86/generator.h"
 #include "codegen/x86/jit.h"
 #include "ir/error.h"
@@ -38,6 +37,7 @@
 #include "passes/pipeline.h"
 #include "runtime/tirc_runtime.h"
 #include "tuner/auto_schedule.h"
+#include "tuner/timing.h"
 
 namespace tirc::bench {
 namespace {

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <functional>
 
-#include "bench/best_time.h"
 #include "ir/eval/interpreter.h"
 #include "ir/function.h"
+#include "tuner/timing.h"
 
 using namespace tirc;
 
@@ -92,7 +92,7 @@ void time_it(const char* name, const PrimFunc& f, double ops) {
   std::vector<NDArray> arrays = random_inputs(f, 1);
   std::vector<Argument> args;
   for (NDArray& a : arrays) args.push_back(Argument{&a});
-  double best = bench::best_seconds([&] { compiled.run(args); }, 5);
+  double best = best_seconds([&] { compiled.run(args); }, 5);
   std::printf("%-28s %9.2f ms  %7.1f M iterations/s\n", name, best * 1e3, ops / best / 1e6);
 }
 

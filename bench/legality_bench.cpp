@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <string>
 
-#include "bench/best_time.h"
 #include "ir/text/parser.h"
 #include "schedule/iteration_conflict.h"
 #include "schedule/state.h"
+#include "tuner/timing.h"
 
 using namespace tirc;
 
@@ -42,7 +42,7 @@ int main() {
     StmtPath loop{std::vector<Stmt>(path.stmts.begin(), path.stmts.begin() + at + 1)};
     bool ok = false;
     const int calls = 200;
-    double s = bench::best_seconds(
+    double s = best_seconds(
         [&] {
           for (int c = 0; c < calls; ++c) ok = !iteration_conflict(loop).has_value();
         },

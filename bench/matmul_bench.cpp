@@ -29,10 +29,8 @@
 #include <thread>
 #include <vector>
 
-#include "bench/fma_peak.h"
-#include "bench/best_time.h"
 #include "bench/matmul_schedules.h"
-#include "tuner/auto_schedule.h"
+#include "bench/onednn_matmul.h"
 #include "codegen/c/c_emitter.h"
 #include "codegen/x86/generator.h"
 #include "codegen/x86/jit.h"
@@ -42,8 +40,11 @@
 #include "runtime/tirc_runtime.h"
 #include "schedule/schedule.h"
 #include "schedule/trace.h"
+#include "tuner/auto_schedule.h"
+#include "tuner/fma_peak.h"
+#include "tuner/timing.h"
 
-namespace tirc::bench {
+namespace tirc {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -65,11 +66,6 @@ struct Options {
   std::vector<int> threads{1, 2};
   std::vector<Shape> shapes;  // --shapes: instead of the standard set
 };
-
-// Best of repeated calls after one warm-up call: at least min_reps calls and
-// min_seconds in total, but stop after max_seconds (slow untransformed kernels).
-using bench::Budget;
-using bench::best_seconds;
 
 std::vector<Shape> benchmark_shapes(bool quick) {
   if (quick) return {{64, 64, 64}, {80, 96, 112}};
@@ -162,32 +158,6 @@ double relative_error(const std::vector<float>& x, const std::vector<float>& ref
   return scale > 0 ? diff / scale : diff;
 }
 
-class OneDnnMatmul {
- public:
-  OneDnnMatmul(const Shape& s, float* a, float* b, float* c)
-      : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {
-    using dt = dnnl::memory::data_type;
-    using tag = dnnl::memory::format_tag;
-    dnnl::memory::desc a_md({s.m, s.k}, dt::f32, tag::ab), b_md({s.k, s.n}, dt::f32, tag::ab),
-        c_md({s.m, s.n}, dt::f32, tag::ab);
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), engine_);
-    prim_ = dnnl::matmul(pd);
-    a_ = dnnl::memory(a_md, engine_, a);
-    b_ = dnnl::memory(b_md, engine_, b);
-    c_ = dnnl::memory(c_md, engine_, c);
-  }
-  void run() {
-    prim_.execute(stream_, {{DNNL_ARG_SRC, a_}, {DNNL_ARG_WEIGHTS, b_}, {DNNL_ARG_DST, c_}});
-    stream_.wait();
-  }
-
- private:
-  dnnl::engine engine_;
-  dnnl::stream stream_;
-  dnnl::matmul prim_;
-  dnnl::memory a_, b_, c_;
-};
-
 void set_threads(int t) {
   openblas_set_num_threads(t);
   tirc_set_num_threads(t);
@@ -254,7 +224,7 @@ int run(const Options& opt) {
     codegen.push_back({s, hand.codegen_ms, plain.codegen_ms,
                        clang_ms(c_source, "-O3", opt.quick ? 1 : 3),
                        clang_ms(c_source, "-O0", opt.quick ? 1 : 3)});
-    OneDnnMatmul dnnl_mm(s, a.data(), b.data(), c.data());
+    OneDnnMatmul dnnl_mm(s.m, s.n, s.k, a.data(), b.data(), c.data());
 
     void* args[] = {a.data(), b.data(), c.data()};
     // GFLOPS of `call`, or NaN when its result differs from OpenBLAS's.
@@ -394,10 +364,10 @@ std::vector<Shape> parse_shapes(const std::string& list) {
 }
 
 }  // namespace
-}  // namespace tirc::bench
+}  // namespace tirc
 
 int main(int argc, char** argv) {
-  using namespace tirc::bench;
+  using namespace tirc;
   try {
     Options opt;
     for (int i = 1; i < argc; ++i) {

@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "bench/best_time.h"
 #include "codegen/x86/jit.h"
 #include "codegen/x86/module_codegen.h"
 #include "ir/onnx/import.h"
@@ -26,6 +25,7 @@
 #include "runtime/tirc_runtime.h"
 #include "tuner/auto_schedule.h"
 #include "tuner/space/cpu_model.h"
+#include "tuner/timing.h"
 
 namespace {
 
@@ -112,7 +112,7 @@ bool bench_model(const std::string& dir, const std::vector<int>& threads, double
       if (std::filesystem::exists(want))
         ok &= close(args[i], onnx::read_tensor_proto_file(want), max_abs);
     }
-    double best = bench::best_seconds(run, bench::Budget{10, min_time, 30 * min_time});
+    double best = best_seconds(run, Budget{10, min_time, 30 * min_time});
     std::printf(
         "tirc model=%s threads=%d latency_ms=%.4f compile_ms=%.1f kernels=%zu check=%s "
         "max_abs_diff=%.3g\n",

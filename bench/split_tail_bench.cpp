@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "bench/best_time.h"
 #include "bench/matmul_schedules.h"
 #include "codegen/x86/generator.h"
 #include "codegen/x86/jit.h"
@@ -24,6 +23,7 @@
 #include "runtime/tirc_runtime.h"
 #include "schedule/schedule.h"
 #include "schedule/trace.h"
+#include "tuner/timing.h"
 
 namespace tirc::bench {
 namespace {

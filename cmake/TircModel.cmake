@@ -1,6 +1,6 @@
 # tirc_add_model(TARGET <name> MODEL <model.onnx | module.tir>
 #                [NAME <symbol-prefix>] [ISA <x86-64-avx512 | x86-64-avx2>]
-#                [OPTIONS <extra tirc compile flags>...] [TUNE ...])
+#                [OPTIONS <extra tirc compile flags>...] [TUNE_DB <tune.db>])
 #
 # Compiles a model with `tirc compile` at build time and gives a static library
 # target <name> holding its object (every kernel, the weights and the entry
@@ -9,21 +9,19 @@
 # (#include "<prefix>.h") and links the tirc runtime and threads.
 # NAME defaults to <name>; ISA defaults to the build machine's CPU, so set it
 # when the program runs elsewhere. The object is rebuilt when the model (or,
-# for a .tir module, its weights side file) or tirc changes.
+# for a .tir module, its weights side file) or tirc changes. TUNE_DB schedules
+# every kernel by its best record in a tuning database made by `tirc tune
+# --db` (kernels without one get the rules), and rebuilds when it changes.
 #
 # Needs TIRC_EXECUTABLE and the imported target tirc::runtime, which
 # find_package(Tirc CONFIG) provides.
 function(tirc_add_model)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "TARGET;MODEL;NAME;ISA" "OPTIONS;TUNE")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "TARGET;MODEL;NAME;ISA;TUNE_DB" "OPTIONS")
   if(NOT ARG_TARGET OR NOT ARG_MODEL)
     message(FATAL_ERROR "tirc_add_model: TARGET and MODEL are required")
   endif()
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tirc_add_model: unexpected arguments: ${ARG_UNPARSED_ARGUMENTS}")
-  endif()
-  if(DEFINED ARG_TUNE OR "TUNE" IN_LIST ARG_KEYWORDS_MISSING_VALUES)
-    message(FATAL_ERROR "tirc_add_model(${ARG_TARGET}): TUNE needs `tirc tune`, which this tirc "
-                        "does not have yet; compile with the default schedules (drop TUNE)")
   endif()
   if(NOT TIRC_EXECUTABLE OR NOT TARGET tirc::runtime)
     message(FATAL_ERROR "tirc_add_model: call find_package(Tirc CONFIG REQUIRED) first")
@@ -42,6 +40,16 @@ function(tirc_add_model)
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/tirc_models/${ARG_TARGET}")
   set(object "${dir}/${name}.o")
   set(header "${dir}/${name}.h")
+  set(db_flag "")
+  if(ARG_TUNE_DB)
+    get_filename_component(db "${ARG_TUNE_DB}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT EXISTS "${db}")
+      message(FATAL_ERROR "tirc_add_model(${ARG_TARGET}): no tuning database '${db}' "
+                          "(make one with: tirc tune ${ARG_MODEL} --db ${ARG_TUNE_DB})")
+    endif()
+    set(db_flag "--db=${db}")
+    list(APPEND depends "${db}")
+  endif()
   set(isa_flag "")
   if(ARG_ISA)
     set(isa_flag "--target=${ARG_ISA}")
@@ -50,7 +58,7 @@ function(tirc_add_model)
     OUTPUT "${object}" "${header}"
     COMMAND ${CMAKE_COMMAND} -E make_directory "${dir}"
     COMMAND "${TIRC_EXECUTABLE}" compile "${model}" -o "${object}" -H "${header}" --name "${name}"
-            ${isa_flag} ${ARG_OPTIONS}
+            ${isa_flag} ${db_flag} ${ARG_OPTIONS}
     DEPENDS ${depends} "${TIRC_EXECUTABLE}"
     COMMENT "tirc: compiling ${ARG_MODEL} -> ${name}.o"
     VERBATIM)

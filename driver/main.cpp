@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   add_compile_command(app, status);
   add_dump_command(app, status);
   add_run_command(app, status);
+  add_tune_command(app, status);
 
   std::string help_topic;
   auto* help = app.add_subcommand("help", "Show help for tirc or one of its commands");

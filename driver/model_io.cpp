@@ -1,13 +1,13 @@
 #include "driver/model_io.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "codegen/x86/jit.h"
 #include "codegen/x86/module_codegen.h"
 #include "driver/tensor_io.h"
 #include "ir/eval/interpreter.h"
 #include "passes/pipeline.h"
+#include "tuner/timing.h"
 
 namespace tirc::driver {
 
@@ -58,16 +58,12 @@ double run_entry(const IRModule& m, const EntryInfo& entry, std::vector<NDArray>
   GeneratorOptions options;
   options.target = target;
   JitModule jit(generate_x86_module(lower(m), "tirc_run", options));
-  double best = 0;
-  for (int r = 0; r < std::max(repeat, 1); ++r) {
-    auto start = std::chrono::steady_clock::now();
+  auto call = [&] {
     int rc = call_jit(jit, "tirc_run_" + entry.name, entry.func, call_args);
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (rc != 0) throw Error("function '" + entry.name + "' returned " + std::to_string(rc));
-    best = r == 0 ? seconds : std::min(best, seconds);
-  }
-  return best;
+  };
+  // The first call is timed too: `tirc run` without --repeat calls the entry once.
+  return best_seconds(call, Budget{.min_reps = std::max(repeat, 1), .warm_up = false});
 }
 
 }  // namespace tirc::driver

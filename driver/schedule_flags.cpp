@@ -2,8 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+
 #include "driver/session.h"
 #include "schedule/trace.h"
+#include "tuner/tune_module.h"
 
 namespace tirc::driver {
 
@@ -18,6 +21,9 @@ void add_schedule_flags(CLI::App* cmd, ScheduleFlags& flags) {
   cmd->add_option("--trace", flags.trace,
                   "Apply this schedule script first (the rules leave the functions it changes "
                   "alone)");
+  cmd->add_option("--db", flags.db,
+                  "Schedule each kernel by its best record in this tuning database (tirc tune); "
+                  "the rules schedule kernels it has no record for");
 }
 
 RuleContext rule_context(const ScheduleFlags& flags, const Target& target) {
@@ -46,6 +52,19 @@ IRModule schedule_module(const IRModule& m, const ScheduleFlags& flags, const Ta
   }
   if (flags.mode == "none") return scheduled;
   const RuleContext cx = rule_context(flags, target);
+  if (!flags.db.empty()) {
+    if (!std::filesystem::exists(flags.db))
+      throw Error("no such tuning database: '" + flags.db + "' (tirc tune --db makes one)");
+    Schedule sch(scheduled);
+    std::vector<std::string> skipped;
+    std::vector<std::string> tuned = apply_records(sch, TuningDatabase(flags.db), cx, &skipped);
+    for (const std::string& s : skipped) spdlog::warn("tuning record not applied: {}", s);
+    for (const std::string& name : tuned) {
+      spdlog::debug("schedule {}: tuning record from {}", name, flags.db);
+      by_script.push_back(name);
+    }
+    scheduled = sch.mod();
+  }
   spdlog::debug("schedule rules for {}", cx.cpu.describe());
   AutoScheduleResult result = auto_schedule(scheduled, cx, by_script);
   log_block_reports(result.blocks);

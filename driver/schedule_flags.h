@@ -1,6 +1,6 @@
 // How compile and run schedule a module: a user's --trace script, then the
-// rules (tuner/auto_schedule.h) for every function the script left alone,
-// unless --schedule=none.
+// best tuning record (--db) of every kernel the script left alone, then the
+// rules (tuner/auto_schedule.h) for the rest, unless --schedule=none.
 #pragma once
 
 #include <string>
@@ -17,6 +17,7 @@ struct ScheduleFlags {
   std::string mode = "auto";  // auto | none
   std::string cpu_model;      // fixed cache/thread model (tuner/space/cpu_model.h)
   std::string trace;          // a schedule script applied first
+  std::string db;             // tuning records (tuner/records.h) applied next
 };
 
 void add_schedule_flags(CLI::App* cmd, ScheduleFlags& flags);

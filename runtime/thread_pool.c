@@ -120,6 +120,29 @@ static void stop_workers(void) {
 
 static void at_exit_stop(void) { stop_workers(); }
 
+/* fork() copies only the calling thread: a child (the tuner measures each
+   candidate in one) must not believe the parent's workers exist, or its first
+   parallel loop waits for them forever. The locks are held across the fork so
+   the child never inherits them mid-update, then the child starts with no
+   workers and makes its own on first use. */
+static void before_fork(void) {
+  pthread_mutex_lock(&g_call);
+  pthread_mutex_lock(&g_lock);
+}
+static void after_fork_parent(void) {
+  pthread_mutex_unlock(&g_lock);
+  pthread_mutex_unlock(&g_call);
+}
+static void after_fork_child(void) {
+  g_num_workers = 0;
+  g_pending = 0;
+  g_stop = 0;
+  pthread_cond_init(&g_work, NULL);
+  pthread_cond_init(&g_done, NULL);
+  pthread_mutex_unlock(&g_lock);
+  pthread_mutex_unlock(&g_call);
+}
+
 /* Makes sure `want` - 1 workers run; returns how many do. */
 static int ensure_workers(int want) {
   static int registered = 0;
@@ -127,6 +150,7 @@ static int ensure_workers(int want) {
   stop_workers();
   if (!registered) {
     atexit(at_exit_stop);
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     registered = 1;
   }
   pthread_mutex_lock(&g_lock);

@@ -1,19 +1,34 @@
 # Configures, builds and runs examples/cmake_project against this build's
-# tirc (a ctest: -DSOURCE_DIR -DBINARY_DIR -DTIRC_DIR [-DC_FLAGS]).
+# tirc (a ctest: -DSOURCE_DIR -DBINARY_DIR -DTIRC_DIR -DTIRC_EXE [-DC_FLAGS]); then
+# again with TUNE_DB, from a database a short `tirc tune` made.
 file(REMOVE_RECURSE "${BINARY_DIR}")
-execute_process(
-  COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/cmake_project" -B "${BINARY_DIR}" -G Ninja
-          "-DTirc_DIR=${TIRC_DIR}" "-DCMAKE_C_FLAGS=${C_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${C_FLAGS}"
-  RESULT_VARIABLE rc)
+function(build_and_run)
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/cmake_project" -B "${BINARY_DIR}" -G Ninja
+            "-DTirc_DIR=${TIRC_DIR}" "-DCMAKE_C_FLAGS=${C_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${C_FLAGS}"
+            ${ARGN}
+    RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "configuring the example project failed")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} --build "${BINARY_DIR}" RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "building the example project failed")
+  endif()
+  set(data "${SOURCE_DIR}/examples/models/mlp/test_data_set_0")
+  execute_process(COMMAND "${BINARY_DIR}/mlp_demo" "${data}/input_0.bin" "${data}/output_0.bin"
+                  RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "mlp_demo failed")
+  endif()
+endfunction()
+
+build_and_run()
+set(db "${BINARY_DIR}/../example_mlp_tune.db")
+file(REMOVE "${db}")
+execute_process(COMMAND "${TIRC_EXE}" tune "${SOURCE_DIR}/examples/models/mlp/model.onnx" --db "${db}"
+                        --budget 2s RESULT_VARIABLE rc)
 if(rc)
-  message(FATAL_ERROR "configuring the example project failed")
+  message(FATAL_ERROR "tirc tune of the example model failed")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build "${BINARY_DIR}" RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "building the example project failed")
-endif()
-set(data "${SOURCE_DIR}/examples/models/mlp/test_data_set_0")
-execute_process(COMMAND "${BINARY_DIR}/mlp_demo" "${data}/input_0.bin" "${data}/output_0.bin" RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "mlp_demo failed")
-endif()
+build_and_run("-DMLP_TUNE_DB=${db}")

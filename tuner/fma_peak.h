@@ -2,7 +2,7 @@
 // benchmark reports its results against.
 #pragma once
 
-namespace tirc::bench {
+namespace tirc {
 
 struct FmaPeak {
   double gflops = 0;    // all threads together
@@ -14,4 +14,4 @@ struct FmaPeak {
 // several rounds. Uses zmm when the CPU has AVX-512F, else ymm.
 FmaPeak measure_fma_peak(int threads, double seconds);
 
-}  // namespace tirc::bench
+}  // namespace tirc

@@ -1,4 +1,4 @@
-#include "bench/fma_peak.h"
+#include "tuner/fma_peak.h"
 
 #include <xbyak/xbyak.h>
 #include <xbyak/xbyak_util.h>
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace tirc::bench {
+namespace tirc {
 
 namespace {
 
@@ -89,4 +89,4 @@ FmaPeak measure_fma_peak(int threads, double seconds) {
   return best;
 }
 
-}  // namespace tirc::bench
+}  // namespace tirc
