@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "bench/matmul_schedules.h"
+#include "bench/matmul_shapes.h"
 #include "bench/onednn_matmul.h"
 #include "codegen/c/c_emitter.h"
 #include "codegen/x86/generator.h"
@@ -53,12 +54,7 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-struct Shape {
-  int64_t m, n, k;
-  double flops() const {
-    return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  }
-};
+using Shape = MatmulShape;
 
 struct Options {
   bool quick = false;
@@ -66,17 +62,6 @@ struct Options {
   std::vector<int> threads{1, 2};
   std::vector<Shape> shapes;  // --shapes: instead of the standard set
 };
-
-std::vector<Shape> benchmark_shapes(bool quick) {
-  if (quick) return {{64, 64, 64}, {80, 96, 112}};
-  std::vector<Shape> shapes;
-  for (int64_t s : {64, 128, 256, 512, 1024}) shapes.push_back({s, s, s});
-  std::mt19937 rng(20240607);
-  std::uniform_int_distribution<int> pick(0, 12);  // {64, 80, ..., 256}
-  for (int i = 0; i < 20; ++i)
-    shapes.push_back({64 + 16 * pick(rng), 64 + 16 * pick(rng), 64 + 16 * pick(rng)});
-  return shapes;
-}
 
 // A tirc kernel ready to call, and what it cost to generate.
 struct TircKernel {
@@ -205,7 +190,7 @@ int run(const Options& opt) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
 
-  for (const Shape& s : opt.shapes.empty() ? benchmark_shapes(opt.quick) : opt.shapes) {
+  for (const Shape& s : opt.shapes.empty() ? matmul_bench_shapes(opt.quick) : opt.shapes) {
     std::vector<float> a(static_cast<size_t>(s.m * s.k)), b(static_cast<size_t>(s.k * s.n));
     std::vector<float> ref(static_cast<size_t>(s.m * s.n)), c(ref.size());
     for (float& x : a) x = uniform(rng);

@@ -5,9 +5,12 @@
 // nest and over the rule default, the ratio to oneDNN, the candidates measured
 // and the states explored per second; and the candidate throughput.
 //
-//   tirc_tune_bench [--quick] [--sample N] [--budgets 1,10,60]
-//                   [--strategies greedy,greedy2,beam,beam-dfs,random]
+//   tirc_tune_bench [--quick] [--sample N | --matmul-bench-shapes] [--budgets 1,10,60]
+//                   [--strategies greedy,greedy2,beam,beam-dfs,random,evolutionary]
 //                   [--threads N] [--start plain|default] [-v]
+//
+// --matmul-bench-shapes: tirc_matmul_bench's 25 shapes instead of the sample
+// (the tuned-matmul target against oneDNN).
 //
 // Each search starts from the untuned nest (plain, LoopTune's setting) or from
 // the rule default (--start default) and runs in its own TuneTask with its own
@@ -32,6 +35,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/matmul_shapes.h"
 #include "bench/onednn_matmul.h"
 #include "codegen/x86/target.h"
 #include "ir/error.h"
@@ -64,6 +68,7 @@ struct Options {
   bool quick = false;
   bool budgets_given = false;
   bool verbose = false;  // -v: each search's best state (its actions) on stderr
+  bool bench_shapes = false;  // --matmul-bench-shapes
 };
 
 // One strategy at one budget on one nest.
@@ -179,7 +184,8 @@ void expansion_rate(const LoopEnv& env, const std::vector<LoopState>& starts, in
 }
 
 int run(const Options& opt) {
-  const std::vector<MatmulShape> shapes = test_sample(opt.quick ? 3 : opt.sample);
+  const std::vector<MatmulShape> shapes =
+      opt.bench_shapes ? matmul_bench_shapes(opt.quick) : test_sample(opt.quick ? 3 : opt.sample);
   const Target target = host_target();
   const FmaPeak peak = measure_fma_peak(opt.threads, opt.quick ? 0.1 : 0.5);
   const CpuModel cpu = host_cpu_model(target);
@@ -194,10 +200,10 @@ int run(const Options& opt) {
   for (double b : opt.budgets) budgets += (budgets.empty() ? "" : ", ") + budget_label(b);
   for (const std::string& s : opt.strategies) strategies += (strategies.empty() ? "" : ", ") + s;
   std::printf(
-      "# %zu nests of the test split (LoopTune's matmuls); start: %s; budgets per nest and "
-      "strategy: %s; strategies: %s\n",
-      shapes.size(), opt.start_default ? "rule default" : "untuned nest", budgets.c_str(),
-      strategies.c_str());
+      "# %zu nests (%s); start: %s; budgets per nest and strategy: %s; strategies: %s\n",
+      shapes.size(),
+      opt.bench_shapes ? "tirc_matmul_bench's shapes" : "of the test split of LoopTune's matmuls",
+      opt.start_default ? "rule default" : "untuned nest", budgets.c_str(), strategies.c_str());
 
   const LoopEnv env(EnvOptions{.threads = opt.threads});
   // The untuned nest, the rule default and each search's best are measured
@@ -250,7 +256,7 @@ int run(const Options& opt) {
         Measurer search_measurer(func, search_measure);
         TuneTask task(
             env, [&](const PrimFunc& f) { return search_measurer.measure(f); },
-            SearchOptions{.budget_seconds = budget});
+            SearchOptions{.budget_seconds = budget}, RuleSpace{mod, name, RuleContext{.cpu = cpu}});
         const std::string where = name + " " + strategy + "@" + budget_label(budget);
         task.on_measured(
             [&](const LoopState&, const Measurement& got, double) { failures.add(got, where); });
@@ -393,8 +399,8 @@ int positive_int(const std::string& s, const char* flag) {
 int main(int argc, char** argv) {
   using namespace tirc;
   const char* usage =
-      "usage: %s [--quick] [--sample N] [--budgets 1,10,60] "
-      "[--strategies greedy,greedy2,beam,beam-dfs,random] [--threads N] "
+      "usage: %s [--quick] [--sample N | --matmul-bench-shapes] [--budgets 1,10,60] "
+      "[--strategies greedy,greedy2,beam,beam-dfs,random,evolutionary] [--threads N] "
       "[--start plain|default] [-v]\n";
   try {
     Options opt;
@@ -405,6 +411,8 @@ int main(int argc, char** argv) {
         opt.quick = true;
       } else if (a == "-v" || a == "--verbose") {
         opt.verbose = true;
+      } else if (a == "--matmul-bench-shapes") {
+        opt.bench_shapes = true;
       } else if (a == "--sample" && has_value) {
         opt.sample = positive_int(argv[++i], "--sample");
       } else if (a == "--budgets" && has_value) {

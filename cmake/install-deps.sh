@@ -12,6 +12,8 @@ packages=(
   # libraries of the design
   libcli11-dev libspdlog-dev catch2 libxbyak-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libsqlite3-dev nlohmann-json3-dev
+  # the tuner's cost model (gradient-boosted trees); xgboost's CMake config needs the CLI too
+  libxgboost-dev xgboost
   # CPU caches and cores for the default schedules (tuner/space/cpu_model.h)
   libcpuinfo-dev pkg-config
   # model generation scripts (examples/models/make_models.py)

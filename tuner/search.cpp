@@ -9,10 +9,12 @@
 
 namespace tirc {
 
-TuneTask::TuneTask(LoopEnv env, Evaluate evaluate, SearchOptions options)
+TuneTask::TuneTask(LoopEnv env, Evaluate evaluate, SearchOptions options,
+                   std::optional<RuleSpace> space)
     : env_(std::move(env)),
       evaluate_(std::move(evaluate)),
       options_(options),
+      space_(std::move(space)),
       start_(std::chrono::steady_clock::now()) {}
 
 double TuneTask::elapsed() const {
@@ -182,7 +184,8 @@ void random_search(TuneTask& task, const LoopState& start) {
 }
 
 const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names{"greedy", "greedy2", "beam", "beam-dfs", "random"};
+  static const std::vector<std::string> names{"greedy",   "greedy2", "beam",
+                                              "beam-dfs", "random",  "evolutionary"};
   return names;
 }
 
@@ -193,6 +196,8 @@ void run_strategy(const std::string& name, TuneTask& task, const LoopState& star
     beam_search(task, start, name == "beam-dfs");
   } else if (name == "random") {
     random_search(task, start);
+  } else if (name == "evolutionary") {
+    evolutionary_search(task, start);
   } else {
     std::string list;
     for (const std::string& s : strategy_names()) list += (list.empty() ? "" : ", ") + s;

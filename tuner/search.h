@@ -15,6 +15,7 @@
 
 #include "tuner/env.h"
 #include "tuner/measure.h"
+#include "tuner/space/rules.h"
 
 namespace tirc {
 
@@ -26,6 +27,21 @@ struct SearchOptions {
   uint64_t seed = 0;           // random choices
   // Greedy lookahead 2 expands the best few states of the first level only.
   int lookahead_fanout = 4;
+  // Evolutionary: programs measured per generation, and the share of them
+  // picked at random instead of by the cost model.
+  int batch = 8;
+  double epsilon = 0.2;
+  // Evolutionary: mutate by loop actions too, not only the rules' decisions.
+  bool evolve_actions = true;
+};
+
+// The rule space of one kernel (what the evolutionary search samples and
+// mutates): the unscheduled kernel alone in a module, its name, and the
+// rules' context (Decisions::Random is set where drawn).
+struct RuleSpace {
+  IRModule plain;
+  std::string func;
+  RuleContext rules;
 };
 
 // One point of a search's progress: the best so far after `seconds`.
@@ -44,7 +60,8 @@ class TuneTask {
   using Evaluate = std::function<Measurement(const PrimFunc&)>;
   using OnMeasured = std::function<void(const LoopState&, const Measurement&, double seconds)>;
 
-  TuneTask(LoopEnv env, Evaluate evaluate, SearchOptions options);
+  TuneTask(LoopEnv env, Evaluate evaluate, SearchOptions options,
+           std::optional<RuleSpace> space = std::nullopt);
 
   // How fast the state's program is: runs per second (measured, or recalled
   // from the cache; the ranking GFLOPS would give, also for kernels whose
@@ -58,6 +75,7 @@ class TuneTask {
 
   const LoopEnv& env() const { return env_; }
   const SearchOptions& options() const { return options_; }
+  const std::optional<RuleSpace>& space() const { return space_; }
   const std::optional<LoopState>& best() const { return best_; }
   double best_gflops() const { return best_gflops_; }
   double best_seconds() const { return best_seconds_; }
@@ -71,6 +89,7 @@ class TuneTask {
   LoopEnv env_;
   Evaluate evaluate_;
   SearchOptions options_;
+  std::optional<RuleSpace> space_;
   std::chrono::steady_clock::time_point start_;
   std::unordered_map<size_t, Measurement> cache_;
   std::optional<LoopState> best_;
@@ -91,8 +110,14 @@ std::vector<LoopState> neighbours(const LoopEnv& env, const LoopState& s);
 void greedy_search(TuneTask& task, const LoopState& start, int lookahead);
 void beam_search(TuneTask& task, const LoopState& start, bool depth_first);
 void random_search(TuneTask& task, const LoopState& start);  // random walks of max_depth actions
+// MetaSchedule's: samples of the rule space (task.space(), required) evolved
+// by redrawing one tile decision or taking one loop action, each generation's
+// batch chosen by an XGBoost cost model trained on what was measured, with
+// an epsilon of random picks.
+void evolutionary_search(TuneTask& task, const LoopState& start);
 
-// "greedy", "greedy2" (lookahead 2), "beam", "beam-dfs", "random" (names as
+// "greedy", "greedy2" (lookahead 2), "beam", "beam-dfs", "random",
+// "evolutionary" (names as
 // `tirc tune --strategy` takes them). Throws tirc::Error for another name.
 void run_strategy(const std::string& name, TuneTask& task, const LoopState& start);
 const std::vector<std::string>& strategy_names();

@@ -124,8 +124,20 @@ std::vector<KernelTuneResult> tune_module(const IRModule& m, const TuneModuleOpt
     single.add(fname, k.plain);
     Schedule plain_sch(single);
     LoopState start = env.start(options.start_plain ? plain_sch : k.defaults, fname);
+    // A later tune goes on from the best schedule an earlier one found.
+    if (std::optional<TuningRecord> prior = db ? db->best(k.key, target, cpu) : std::nullopt;
+        prior && !options.start_plain && base.ok() && prior->seconds < base.seconds) {
+      try {
+        Schedule resumed(single);
+        retarget(Trace::from_json(prior->trace_json), fname).apply_to(resumed);
+        start = env.start(std::move(resumed), fname);
+      } catch (const Error&) {
+        // A record this tirc no longer replays: start from the default.
+      }
+    }
     TuneTask task(
-        env, [&](const PrimFunc& f) { return k.measurer->measure(f); }, so);
+        env, [&](const PrimFunc& f) { return k.measurer->measure(f); }, so,
+        RuleSpace{single, fname, options.rules});
     task.remember(structural_hash(k.plain), k.plain_m);
     task.remember(structural_hash(k.defaults.func(fname)), k.default_m);
     auto record = [&](const std::string& trace_json, const std::string& candidate,

@@ -25,7 +25,9 @@ struct TuneModuleOptions {
   double budget_seconds = 60;
   int max_trials = 1 << 30;  // per kernel
   std::string func;          // only this function (empty: every kernel)
-  bool start_plain = false;  // search from the plain nest instead of the rule default
+  // Search from the plain nest instead of the rule default (or, when the
+  // database has a faster record, from that one).
+  bool start_plain = false;
   MeasureOptions measure;    // the target is taken from `rules`
   SearchOptions search;      // budget and trials are set per kernel
 };

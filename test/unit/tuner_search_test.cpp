@@ -6,6 +6,8 @@
 #include "ir/functor.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
+#include "schedule/trace.h"
+#include "tuner/auto_schedule.h"
 #include "tuner/search.h"
 
 using namespace tirc;
@@ -70,6 +72,7 @@ TEST_CASE("every strategy finds the known best of a small synthetic space", "[tu
   const double best = exhaustive_best(env, start, 3);
   CHECK(best == 4);
   for (const std::string& name : strategy_names()) {
+    if (name == "evolutionary") continue;  // its space is the rules' (below)
     INFO("strategy " << name);
     TuneTask task(env, synthetic,
                   SearchOptions{.budget_seconds = 20, .max_trials = 400, .max_depth = 3});
@@ -112,12 +115,97 @@ TEST_CASE("a search stops at its candidate budget and its deadline", "[tuner][se
   IRModule m = parse_module(kMatmul);
   LoopEnv env(EnvOptions{.threads = 2});
   LoopState start = env.start(Schedule(m), "main");
+  RuleContext rules;
+  rules.cpu = parse_cpu_model("threads=2", CpuModel{});
+  const RuleSpace space{m, "main", rules};
   for (const std::string& name : strategy_names()) {
-    TuneTask by_trials(env, synthetic, SearchOptions{.max_trials = 5, .max_depth = 6});
+    TuneTask by_trials(env, synthetic, SearchOptions{.max_trials = 5, .max_depth = 6}, space);
     run_strategy(name, by_trials, start);
     CHECK(by_trials.trials() <= 5);
-    TuneTask by_time(env, synthetic, SearchOptions{.budget_seconds = 0});
+    TuneTask by_time(env, synthetic, SearchOptions{.budget_seconds = 0}, space);
     run_strategy(name, by_time, start);
     CHECK(by_time.trials() == 0);
   }
+}
+
+namespace {
+
+// One point per loop of extent 4: the rules' tile decisions decide how many.
+Measurement fours(const PrimFunc& f) {
+  struct Count : StmtVisitor {
+    int n = 0;
+    void visit_for(const ForNode* l) override {
+      n += as_const_int(l->extent) == 4;
+      StmtVisitor::visit_for(l);
+    }
+  } c;
+  c.visit(f->body);
+  Measurement m;
+  m.gflops = 1 + c.n;
+  m.seconds = 1 / m.gflops;
+  return m;
+}
+
+// Every combination of the trace's tile decisions, replayed: the best value.
+double best_over_decisions(const IRModule& plain, const Trace& t, size_t from, Trace prefix) {
+  if (from == t.instructions().size()) {
+    Schedule sch(plain);
+    try {
+      prefix.apply_to(sch);
+    } catch (const Error&) {
+      return 0;
+    }
+    return fours(sch.mod().at("main")).gflops;
+  }
+  Instruction inst = t.instructions()[from];
+  if (inst.kind != "sample_perfect_tile") {
+    prefix.append(inst);
+    return best_over_decisions(plain, t, from + 1, prefix);
+  }
+  int64_t product = 1, n = 0, limit = 0;
+  for (auto& [k, v] : inst.keywords) {
+    if (k == "decision")
+      for (const TraceValue& x : std::get<TraceList>(v.v)) product *= std::get<int64_t>(x.v), ++n;
+    if (k == "max_innermost_factor") limit = std::get<int64_t>(v.v);
+  }
+  REQUIRE(n == 2);
+  double best = 0;
+  for (int64_t inner = 1; inner <= product; ++inner) {
+    if (product % inner || (limit > 0 && inner > limit)) continue;
+    for (auto& [k, v] : inst.keywords)
+      if (k == "decision")
+        v = TraceValue(TraceList{TraceValue(product / inner), TraceValue(inner)});
+    Trace next = prefix;
+    next.append(inst);
+    best = std::max(best, best_over_decisions(plain, t, from + 1, next));
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("evolutionary search finds the best of the rule space's decisions", "[tuner][search]") {
+  IRModule m = parse_module(kMatmul);
+  RuleContext rules;
+  rules.cpu = parse_cpu_model("l1d=32K,l2=1M,l3=32M,threads=2", CpuModel{});
+  Schedule defaults = auto_schedule(m, rules).schedule;
+  // The rules' structure depends on some decisions: the decisions of many
+  // random draws, each combination replayed.
+  double best = best_over_decisions(m, defaults.trace(), 0, Trace());
+  RuleContext random = rules;
+  random.decisions = Decisions::Random;
+  for (uint64_t seed = 1; seed <= 40; ++seed)
+    best = std::max(best, best_over_decisions(
+                              m, auto_schedule(m, random, {}, seed).schedule.trace(), 0, Trace()));
+  CHECK(best > fours(defaults.mod().at("main")).gflops);  // the default is not the best here
+  LoopEnv env(EnvOptions{.threads = 2});
+  TuneTask task(env, fours,
+                SearchOptions{.budget_seconds = 20, .max_trials = 300, .evolve_actions = false},
+                RuleSpace{m, "main", rules});
+  run_strategy("evolutionary", task, env.start(defaults, "main"));
+  CHECK(task.best_gflops() == best);
+
+  TuneTask no_space(env, fours, SearchOptions{});
+  CHECK_THROWS_WITH(run_strategy("evolutionary", no_space, env.start(defaults, "main")),
+                    Catch::Contains("needs the kernel's rule space"));
 }

@@ -1,0 +1,210 @@
+// The evolutionary search over the rule space (declared in tuner/search.h).
+#include <algorithm>
+#include <random>
+#include <unordered_set>
+
+#include "ir/error.h"
+#include "ir/structural.h"
+#include "schedule/trace.h"
+#include "tuner/auto_schedule.h"
+#include "tuner/cost_model.h"
+#include "tuner/features.h"
+#include "tuner/search.h"
+
+namespace tirc {
+
+namespace {
+
+using Rng = std::mt19937_64;
+
+// Every way to write `product` as n factors in order, the last at most
+// max_innermost (when positive).
+void factorizations(int64_t product, int n, int64_t max_innermost, std::vector<int64_t>& prefix,
+                    std::vector<std::vector<int64_t>>& out) {
+  if (n == 1) {
+    if (max_innermost <= 0 || product <= max_innermost) {
+      prefix.push_back(product);
+      out.push_back(prefix);
+      prefix.pop_back();
+    }
+    return;
+  }
+  for (int64_t f = 1; f <= product; ++f) {
+    if (product % f) continue;
+    prefix.push_back(f);
+    factorizations(product / f, n - 1, max_innermost, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+const TraceValue* keyword(const Instruction& inst, const std::string& key) {
+  for (const auto& [k, v] : inst.keywords)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+// The trace with one sample_perfect_tile decision drawn again (another
+// factorization of the same extent); nullopt when it has none to change.
+std::optional<Trace> redraw_tile(const Trace& t, Rng& rng) {
+  std::vector<size_t> tiles;
+  for (size_t i = 0; i < t.instructions().size(); ++i)
+    if (t.instructions()[i].kind == "sample_perfect_tile") tiles.push_back(i);
+  if (tiles.empty()) return std::nullopt;
+  const size_t at = tiles[std::uniform_int_distribution<size_t>(0, tiles.size() - 1)(rng)];
+  Instruction inst = t.instructions()[at];
+  const TraceValue* decision = keyword(inst, "decision");
+  const TraceValue* max_inner = keyword(inst, "max_innermost_factor");
+  const auto* list = decision ? std::get_if<TraceList>(&decision->v) : nullptr;
+  if (!list || list->empty()) return std::nullopt;
+  std::vector<int64_t> current;
+  int64_t product = 1;
+  for (const TraceValue& v : *list) {
+    const auto* x = std::get_if<int64_t>(&v.v);
+    if (!x) return std::nullopt;
+    current.push_back(*x);
+    product *= *x;
+  }
+  const int64_t* max_value = max_inner ? std::get_if<int64_t>(&max_inner->v) : nullptr;
+  const int64_t limit = max_value ? *max_value : 0;
+  std::vector<std::vector<int64_t>> options;
+  std::vector<int64_t> prefix;
+  factorizations(product, static_cast<int>(current.size()), limit, prefix, options);
+  options.erase(std::remove(options.begin(), options.end(), current), options.end());
+  if (options.empty()) return std::nullopt;
+  const std::vector<int64_t>& pick =
+      options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(rng)];
+  TraceList values;
+  for (int64_t f : pick) values.push_back(TraceValue(f));
+  for (auto& [k, v] : inst.keywords)
+    if (k == "decision") v = TraceValue(values);
+  Trace out;
+  for (size_t i = 0; i < t.instructions().size(); ++i)
+    out.append(i == at ? inst : t.instructions()[i]);
+  return out;
+}
+
+class Evolution {
+ public:
+  Evolution(TuneTask& task, const RuleSpace& space)
+      : task_(task), space_(space), rng_(task.options().seed) {}
+
+  void run(const LoopState& start) {
+    const SearchOptions& o = task_.options();
+    measure(start);
+    // A first generation drawn from the rule space.
+    std::vector<LoopState> first;
+    for (int i = 0; i < 4 * o.batch && !task_.done(); ++i)
+      if (std::optional<LoopState> s = sample()) first.push_back(std::move(*s));
+    for (size_t i = 0; i < first.size() && i < static_cast<size_t>(o.batch); ++i) measure(first[i]);
+    while (!task_.done()) {
+      model_.train();
+      std::vector<LoopState> children = offspring(8 * o.batch);
+      if (children.empty()) break;  // the space is exhausted
+      std::vector<std::vector<float>> features;
+      for (const LoopState& c : children) features.push_back(program_features(c.program()));
+      std::vector<double> predicted = model_.predict(features);
+      std::vector<size_t> order(children.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](size_t a, size_t b) { return predicted[a] > predicted[b]; });
+      // Most of the batch by the model, the rest at random (the model only
+      // knows what it has seen).
+      const size_t batch = std::min(order.size(), static_cast<size_t>(o.batch));
+      const size_t by_model = batch - static_cast<size_t>(o.epsilon * static_cast<double>(batch));
+      std::shuffle(order.begin() + static_cast<std::ptrdiff_t>(by_model), order.end(), rng_);
+      for (size_t i = 0; i < batch && !task_.done(); ++i) measure(children[order[i]]);
+    }
+  }
+
+ private:
+  void measure(const LoopState& s) {
+    seen_.insert(structural_hash(s.program()));
+    std::optional<double> v = task_.value(s);
+    if (!v) return;
+    model_.add(program_features(s.program()), 1 / *v);
+    population_.push_back({*v, s});
+    std::stable_sort(population_.begin(), population_.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (population_.size() > kPopulation)
+      population_.erase(population_.begin() + kPopulation, population_.end());
+  }
+
+  // A fresh draw of the rule space.
+  std::optional<LoopState> sample() {
+    RuleContext cx = space_.rules;
+    cx.decisions = Decisions::Random;
+    try {
+      Schedule sch = auto_schedule(space_.plain, cx, {}, rng_()).schedule;
+      return fresh(task_.env().start(std::move(sch), space_.func));
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  }
+
+  std::optional<LoopState> fresh(LoopState s) {
+    if (seen_.count(structural_hash(s.program()))) return std::nullopt;
+    return s;
+  }
+
+  // A parent's tile decision drawn again, the trace replayed on the plain kernel.
+  std::optional<LoopState> redraw(const LoopState& parent) {
+    std::optional<Trace> t = redraw_tile(parent.sch.trace(), rng_);
+    if (!t) return std::nullopt;
+    try {
+      Schedule sch(space_.plain);
+      t->apply_to(sch);
+      return fresh(task_.env().start(std::move(sch), space_.func));
+    } catch (const Error&) {
+      return std::nullopt;  // the rest of the trace no longer applies
+    }
+  }
+
+  // One program-changing loop action at a random cursor.
+  std::optional<LoopState> act(const LoopState& parent) {
+    std::vector<LoopState> next = neighbours(task_.env(), parent);
+    if (next.empty()) return std::nullopt;
+    return fresh(std::move(next[std::uniform_int_distribution<size_t>(0, next.size() - 1)(rng_)]));
+  }
+
+  std::vector<LoopState> offspring(int want) {
+    std::vector<LoopState> out;
+    std::unordered_set<size_t> picked;
+    for (int tries = 0; static_cast<int>(out.size()) < want && tries < 4 * want; ++tries) {
+      std::optional<LoopState> child;
+      const double r = std::uniform_real_distribution<double>(0, 1)(rng_);
+      if (population_.empty() || r < 0.1) {
+        child = sample();
+      } else {
+        // Parents: the fitter, the likelier (rank-weighted).
+        std::vector<double> weights;
+        for (size_t i = 0; i < population_.size(); ++i)
+          weights.push_back(1.0 / static_cast<double>(i + 1));
+        const LoopState& parent =
+            population_[std::discrete_distribution<size_t>(weights.begin(), weights.end())(rng_)]
+                .second;
+        child = task_.options().evolve_actions && r > 0.55 ? act(parent) : redraw(parent);
+      }
+      if (child && picked.insert(structural_hash(child->program())).second)
+        out.push_back(std::move(*child));
+    }
+    return out;
+  }
+
+  static constexpr size_t kPopulation = 32;
+  TuneTask& task_;
+  const RuleSpace& space_;
+  Rng rng_;
+  CostModel model_;
+  std::vector<std::pair<double, LoopState>> population_;  // best first
+  std::unordered_set<size_t> seen_;
+};
+
+}  // namespace
+
+void evolutionary_search(TuneTask& task, const LoopState& start) {
+  if (!task.space())
+    throw Error("the evolutionary search needs the kernel's rule space (tune_module gives it)");
+  Evolution(task, *task.space()).run(start);
+}
+
+}  // namespace tirc
