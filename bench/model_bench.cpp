@@ -1,7 +1,12 @@
 // End-to-end latency of ONNX models through compiled code, with the default
 // schedules `tirc run` uses (the rules of tuner/auto_schedule.h for this
 // CPU's model), checked against the reference output stored beside each model.
-//   tirc_model_bench [--min-time SECONDS] [--threads 1,2] [--layout auto|nhwc|nchw] [MODEL_DIR...]
+//   tirc_model_bench [--min-time SECONDS] [--threads 1,2] [--layout auto|nhwc|nchw]
+//                    [--db tune.db] [MODEL_DIR...]
+//
+// --db: kernels with a tuning record for the thread count (tirc tune --db
+// --threads N) are scheduled by it, the others by the rules, as `tirc
+// compile --db` does.
 // MODEL_DIR holds model.onnx and test_data_set_0/{input,output}_N.pb; without
 // any, the example models. One machine-readable line per model and thread
 // count (bench/run_model_bench.sh merges them with onnxruntime's figures):
@@ -13,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,6 +32,7 @@
 #include "tuner/auto_schedule.h"
 #include "tuner/space/cpu_model.h"
 #include "tuner/timing.h"
+#include "tuner/tune_module.h"
 
 namespace {
 
@@ -65,7 +72,7 @@ bool close(const tirc::NDArray& got, const tirc::NDArray& want, double& max_abs)
 // count (as `TIRC_NUM_THREADS=N tirc compile` schedules it); false when its
 // output does not match.
 bool bench_model(const std::string& dir, const std::vector<int>& threads, double min_time,
-                 const tirc::ModelOptions& model) {
+                 const tirc::ModelOptions& model, const tirc::TuningDatabase* db) {
   using namespace tirc;
   std::string name = std::filesystem::path(dir).filename().string();
   bool all_ok = true;
@@ -76,7 +83,10 @@ bool bench_model(const std::string& dir, const std::vector<int>& threads, double
     RuleContext cx;
     cx.cpu = host_cpu_model(target);
     cx.cpu.threads = n;
-    IRModule scheduled = auto_schedule(m, cx).schedule.mod();
+    Schedule tuned(m);
+    const std::vector<std::string> by_records =
+        db ? apply_records(tuned, *db, cx) : std::vector<std::string>{};
+    IRModule scheduled = auto_schedule(tuned.mod(), cx, by_records).schedule.mod();
     GeneratorOptions options;
     options.target = target;
     JitModule jit(generate_x86_module(lower(scheduled), "bench", options));
@@ -114,10 +124,10 @@ bool bench_model(const std::string& dir, const std::vector<int>& threads, double
     }
     double best = best_seconds(run, Budget{10, min_time, 30 * min_time});
     std::printf(
-        "tirc model=%s threads=%d latency_ms=%.4f compile_ms=%.1f kernels=%zu check=%s "
+        "tirc model=%s threads=%d latency_ms=%.4f compile_ms=%.1f kernels=%zu tuned=%zu check=%s "
         "max_abs_diff=%.3g\n",
         name.c_str(), tirc_get_num_threads(), best * 1e3, compile_s * 1e3, scheduled.size() - 1,
-        ok ? "ok" : "MISMATCH", max_abs);
+        by_records.size(), ok ? "ok" : "MISMATCH", max_abs);
     std::fflush(stdout);
     all_ok &= ok;
   }
@@ -136,12 +146,15 @@ std::vector<int> parse_threads(const std::string& list) {
 
 int main(int argc, char** argv) {
   double min_time = 1.0;
+  std::string db_path;
   std::vector<int> threads = {1, 2};
   tirc::ModelOptions options;
   std::vector<std::string> dirs;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--min-time") && i + 1 < argc)
       min_time = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--db") && i + 1 < argc)
+      db_path = argv[++i];
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
       threads = parse_threads(argv[++i]);
     else if (!std::strcmp(argv[i], "--layout") && i + 1 < argc)
@@ -155,9 +168,16 @@ int main(int argc, char** argv) {
     for (const char* name : {"mlp", "cnn", "transformer_block"})
       dirs.push_back(std::string(TIRC_SOURCE_DIR) + "/examples/models/" + name);
   int status = 0;
+  std::optional<tirc::TuningDatabase> db;
+  try {
+    if (!db_path.empty()) db.emplace(db_path);
+  } catch (const tirc::Error& e) {
+    std::fprintf(stderr, "%s\n", e.render().c_str());
+    return 1;
+  }
   for (const std::string& d : dirs) {
     try {
-      if (!bench_model(d, threads, min_time, options)) status = 1;
+      if (!bench_model(d, threads, min_time, options, db ? &*db : nullptr)) status = 1;
     } catch (const tirc::Error& e) {
       std::fprintf(stderr, "%s: %s\n", d.c_str(), e.render().c_str());
       status = 1;

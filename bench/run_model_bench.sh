@@ -1,7 +1,7 @@
 #!/bin/bash
 # Model benchmark: tirc (default schedules) vs onnxruntime on the same inputs.
 #
-#   bench/run_model_bench.sh [--min-time SECONDS]
+#   bench/run_model_bench.sh [--min-time SECONDS] [--db tune.db]
 #
 # Exports ResNet-18, MobileNetV2 and SqueezeNet 1.1 (random weights) with
 # Debian's python3-torch/python3-torchvision into build/models/ (installing
@@ -12,13 +12,21 @@
 # intra_op_num_threads 1 and 2, and prints both side by side with their ratio,
 # the geomean ratio and tirc's compile time per model. Needs the release build
 # (cmake --build --preset release). Exit status 1 when a model's output does
-# not match its reference.
+# not match its reference. --db: tirc's kernels with a tuning record for the
+# thread count (tirc tune --db --threads N) are scheduled by it.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 min_time=1.0
-if [[ ${1:-} == --min-time ]]; then min_time=$2; fi
+db_flags=()
+while (( $# )); do
+  case $1 in
+    --min-time) min_time=$2; shift 2 ;;
+    --db) db_flags=(--db "$2"); shift 2 ;;
+    *) echo "usage: $0 [--min-time SECONDS] [--db tune.db]" >&2; exit 2 ;;
+  esac
+done
 bench=build/release/bench/tirc_model_bench
 venv=build/bench-venv
 models=build/models
@@ -58,6 +66,6 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine 
 lines=$(mktemp)
 trap 'rm -f "$lines"' EXIT
 status=0
-"$bench" --min-time "$min_time" --threads 1,2 "${dirs[@]}" | tee "$lines" || status=1
+"$bench" --min-time "$min_time" --threads 1,2 "${db_flags[@]}" "${dirs[@]}" | tee "$lines" || status=1
 "$venv/bin/python" bench/ort_bench.py --tirc "$lines" --threads 1,2 --min-time "$min_time" "${dirs[@]}"
 exit $status

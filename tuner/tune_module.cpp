@@ -1,5 +1,6 @@
 #include "tuner/tune_module.h"
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <map>
@@ -92,7 +93,13 @@ std::vector<KernelTuneResult> tune_module(const IRModule& m, const TuneModuleOpt
   if (!options.func.empty() && kernels.empty())
     throw Error("no kernel named '" + options.func + "' to tune");
 
-  // The default schedules first: their latency shares out the budget.
+  // The default schedules first: their latency shares out the budget (the
+  // whole run's, this phase included).
+  const auto begin = std::chrono::steady_clock::now();
+  auto left = [&] {
+    return options.budget_seconds -
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  };
   MeasureOptions mo = options.measure;
   mo.target = options.rules.cpu.target;
   double total_share = 0;
@@ -112,11 +119,13 @@ std::vector<KernelTuneResult> tune_module(const IRModule& m, const TuneModuleOpt
     Kernel& k = kernels[i];
     const std::string& fname = k.funcs[0];
     const Measurement& base = k.default_m.ok() ? k.default_m : k.plain_m;
-    const double share = base.ok() && total_share > 0
-                             ? base.seconds * static_cast<double>(k.funcs.size()) / total_share
-                             : 0;
+    // Its share of the time left: what a kernel before it did not use (a
+    // greedy search that converged) goes to the kernels after it.
+    const double weight = base.ok() ? base.seconds * static_cast<double>(k.funcs.size()) : 0;
     SearchOptions so = options.search;
-    so.budget_seconds = options.budget_seconds * share;
+    so.budget_seconds =
+        total_share > 0 ? std::max(0.0, left()) * std::min(1.0, weight / total_share) : 0;
+    total_share -= weight;
     so.max_trials = options.max_trials;
 
     LoopEnv env(EnvOptions{.threads = options.rules.cpu.threads});

@@ -20,8 +20,9 @@ namespace tirc {
 struct TuneModuleOptions {
   RuleContext rules;  // the target, the CPU model and the threads kernels run on
   std::string strategy = "greedy";
-  // Wall clock for the whole module, shared among the kernels by their share
-  // of the default schedules' latency.
+  // Wall clock for the whole module (measuring the defaults included),
+  // shared among the kernels by their share of the default schedules'
+  // latency; time a kernel's search leaves unused goes to the next ones.
   double budget_seconds = 60;
   int max_trials = 1 << 30;  // per kernel
   std::string func;          // only this function (empty: every kernel)

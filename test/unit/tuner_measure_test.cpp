@@ -5,6 +5,7 @@
 
 #include "codegen_test_util.h"
 #include "ir/text/parser.h"
+#include "runtime/tirc_runtime.h"
 #include "tuner/auto_schedule.h"
 #include "tuner/measure.h"
 
@@ -119,4 +120,27 @@ def main(A: T.Buffer((32, 32), "float32"), B: T.Buffer((32, 32), "float32"), C: 
 
   // After all that the measurer still measures.
   CHECK(measurer.measure(func(matmul())).ok());
+}
+
+TEST_CASE("a worker forked after the thread pool started runs parallel kernels",
+          "[tuner][measure]") {
+  if (available_targets().empty()) return;
+  // A parallel schedule, run in process first so that the runtime's worker
+  // threads exist in this process. A forked child has none of them: it must
+  // neither wait for them nor hand them work (the runtime starts its own in
+  // the child; its caller would otherwise run every chunk alone).
+  IRModule m = parse_module(matmul());
+  Schedule sch(m);
+  sch.parallel(sch.get_loops(sch.get_block("C"))[0]);
+  const PrimFunc parallel = sch.mod().at("main");
+  tirc_set_num_threads(2);
+  MeasureOptions in_process = options();
+  in_process.isolate = false;
+  REQUIRE(Measurer(m.at("main"), in_process).measure(parallel).ok());
+  MeasureOptions forked = options();
+  forked.timeout_seconds = 20;
+  Measurement w = Measurer(m.at("main"), forked).measure(parallel);
+  INFO(w.message);
+  CHECK(w.ok());
+  tirc_set_num_threads(0);
 }
