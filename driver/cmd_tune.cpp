@@ -27,7 +27,7 @@ struct TuneOptions {
   std::string file;
   std::string db;
   std::string budget = "60s";
-  std::string strategy = "greedy";
+  std::string strategy = "evolutionary";
   std::string func;
   std::string report;
   std::string target;

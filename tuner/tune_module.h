@@ -19,7 +19,7 @@ namespace tirc {
 
 struct TuneModuleOptions {
   RuleContext rules;  // the target, the CPU model and the threads kernels run on
-  std::string strategy = "greedy";
+  std::string strategy = "evolutionary";
   // Wall clock for the whole module (measuring the defaults included),
   // shared among the kernels by their share of the default schedules'
   // latency; time a kernel's search leaves unused goes to the next ones.

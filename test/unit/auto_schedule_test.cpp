@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "codegen_test_util.h"
+#include "env_int.h"
 #include "ir/functor.h"
 #include "ir/onnx/build_module.h"
 #include "ir/onnx/op.h"
@@ -55,11 +56,6 @@ void check(const IRModule& original, const AutoScheduleResult& r, const std::str
       CHECK(c.message.empty());
     }
   }
-}
-
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::atoi(v) : fallback;
 }
 
 }  // namespace
@@ -259,7 +255,7 @@ TEST_CASE("one thread: the epilogue still runs per outer block, on a block-sized
 }
 
 TEST_CASE("random decisions inside the rule space are sound and compile", "[tuner][auto][random]") {
-  const int per_program = env_int("TIRC_AUTO_RANDOM", 4);
+  const int per_program = test::env_int("TIRC_AUTO_RANDOM", 4);
   for (const char* file : kPrograms) {
     IRModule m = parse_module(read_example(file), file);
     for (int s = 0; s < per_program; ++s) {
@@ -394,7 +390,7 @@ TEST_CASE("random decisions on ONNX convolutions of every form are sound and com
   const Conv convs[] = {{4, 8, 18, 3, 1, 1, 1}, {4, 8, 33, 3, 2, 1, 1}, {4, 8, 7, 3, 1, 1, 1},
                         {4, 8, 6, 1, 1, 0, 1},  {4, 8, 10, 1, 2, 0, 1}, {4, 6, 9, 5, 2, 2, 1},
                         {8, 8, 17, 3, 1, 1, 8}, {8, 8, 18, 3, 2, 1, 8}, {8, 8, 6, 3, 1, 1, 2}};
-  const int per_conv = env_int("TIRC_AUTO_RANDOM", 4);
+  const int per_conv = test::env_int("TIRC_AUTO_RANDOM", 4);
   std::vector<std::pair<Conv, ConvLayout>> all;
   for (const Conv& c : convs) {
     all.emplace_back(c, ConvLayout::Nchw);

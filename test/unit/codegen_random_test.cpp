@@ -20,6 +20,7 @@
 #include "codegen/x86/generator.h"
 #include "codegen/x86/jit.h"
 #include "codegen_test_util.h"
+#include "env_int.h"
 #include "ir/eval/interpreter.h"
 #include "ir/text/parser.h"
 #include "passes/pipeline.h"
@@ -29,11 +30,6 @@
 using namespace tirc;
 
 namespace {
-
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
 
 // Draws loop-structure primitives with arguments from the schedule's current
 // state. Refusals are expected and skipped (their correctness is the schedule
@@ -151,8 +147,8 @@ std::vector<Program> programs() {
 }  // namespace
 
 TEST_CASE("random loop schedules compile to code that matches the interpreter", "[x86][random]") {
-  const int per_program = env_int("TIRC_CODEGEN_RANDOM", 130);
-  const int first = env_int("TIRC_CODEGEN_RANDOM_FIRST", 0);
+  const int per_program = test::env_int("TIRC_CODEGEN_RANDOM", 130);
+  const int first = test::env_int("TIRC_CODEGEN_RANDOM_FIRST", 0);
   std::vector<Target> targets = available_targets();
   REQUIRE(!targets.empty());
   // Seeds that once found bugs in longer runs (contraction tail masks when the

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <random>
 
+#include "env_int.h"
 #include "eval_test_util.h"
 #include "ir/eval/interpreter.h"
 #include "ir/text/parser.h"
@@ -121,16 +122,11 @@ std::string program(const std::vector<LoopSpec>& loops, const std::vector<Index>
   return text + indent + "B[" + wi + "] = B[" + ri + "] + T.float32(1)\n";
 }
 
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::atoi(v) : fallback;
-}
-
 }  // namespace
 
 TEST_CASE("the legality proof never accepts a loop the race checker finds racy",
           "[schedule][conflict][oracle]") {
-  const int programs = env_int("TIRC_CONFLICT_PROGRAMS", 300);
+  const int programs = test::env_int("TIRC_CONFLICT_PROGRAMS", 300);
   int proved = 0, racy = 0, unproved_race_free = 0;
   for (int p = 0; p < programs; ++p) {
     Generator gen(static_cast<uint64_t>(p) * 7919 + 1);

@@ -21,6 +21,7 @@
 #include <random>
 #include <sstream>
 
+#include "env_int.h"
 #include "ir/eval/interpreter.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
@@ -32,11 +33,6 @@
 using namespace tirc;
 
 namespace {
-
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atoi(v) : fallback;
-}
 
 std::string read_example(const std::string& file) {
   std::ifstream in(std::string(TIRC_SOURCE_DIR) + "/examples/" + file);
@@ -449,8 +445,8 @@ std::string by_kind(const std::map<std::string, int>& counts) {
 RunSummary run_program(const std::string& file, uint64_t program_seed,
                        std::map<std::string, KindCount>& counts) {
   IRModule original = parse_module(read_example(file), file);
-  int sequences = env_int("TIRC_RANDOM_SEQUENCES", 40);
-  int first = env_int("TIRC_RANDOM_FIRST", 0);
+  int sequences = test::env_int("TIRC_RANDOM_SEQUENCES", 40);
+  int first = test::env_int("TIRC_RANDOM_FIRST", 0);
   RunSummary summary;
   for (int seq = first; seq < first + sequences; ++seq) {
     uint64_t seed = program_seed * 1000003ull + static_cast<uint64_t>(seq);

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "codegen_test_util.h"
+#include "env_int.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/verify.h"
@@ -89,11 +90,6 @@ void check_state(const IRModule& original, const LoopState& s, const std::string
     INFO(t.name() << ": " << c.message);
     CHECK(c.message.empty());
   }
-}
-
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::atoi(v) : fallback;
 }
 
 }  // namespace
@@ -205,7 +201,7 @@ TEST_CASE("random episodes: every state verifies, compiles and equals the interp
           "[tuner][env][random]") {
   // TIRC_TUNER_EPISODES raises the count for a long run (the closing notes'
   // figures); CI runs a few per program.
-  const int episodes = env_int("TIRC_TUNER_EPISODES", 6);
+  const int episodes = test::env_int("TIRC_TUNER_EPISODES", 6);
   const char* programs[] = {"matmul.tir", "conv2d_nchw.tir", "softmax.tir", "layer_norm.tir"};
   std::mt19937_64 rng(7);
   int states = 0;
