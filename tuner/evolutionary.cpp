@@ -90,12 +90,13 @@ class Evolution {
 
   void run(const LoopState& start) {
     const SearchOptions& o = task_.options();
-    measure(start);
+    measure(start, program_features(start.program()));
     // A first generation drawn from the rule space.
-    std::vector<LoopState> first;
-    for (int i = 0; i < 4 * o.batch && !task_.done(); ++i)
-      if (std::optional<LoopState> s = sample()) first.push_back(std::move(*s));
-    for (size_t i = 0; i < first.size() && i < static_cast<size_t>(o.batch); ++i) measure(first[i]);
+    for (int tries = 0, drawn = 0; drawn < o.batch && tries < 4 * o.batch && !task_.done(); ++tries)
+      if (std::optional<LoopState> s = sample()) {
+        measure(*s, program_features(s->program()));
+        ++drawn;
+      }
     while (!task_.done()) {
       model_.train();
       std::vector<LoopState> children = offspring(8 * o.batch);
@@ -112,16 +113,19 @@ class Evolution {
       const size_t batch = std::min(order.size(), static_cast<size_t>(o.batch));
       const size_t by_model = batch - static_cast<size_t>(o.epsilon * static_cast<double>(batch));
       std::shuffle(order.begin() + static_cast<std::ptrdiff_t>(by_model), order.end(), rng_);
-      for (size_t i = 0; i < batch && !task_.done(); ++i) measure(children[order[i]]);
+      for (size_t i = 0; i < batch && !task_.done(); ++i)
+        measure(children[order[i]], std::move(features[order[i]]));
     }
   }
 
  private:
-  void measure(const LoopState& s) {
+  // Measures s (whose program_features are `features`) into the model and
+  // the population.
+  void measure(const LoopState& s, std::vector<float> features) {
     seen_.insert(structural_hash(s.program()));
     std::optional<double> v = task_.value(s);
     if (!v) return;
-    model_.add(program_features(s.program()), 1 / *v);
+    model_.add(std::move(features), 1 / *v);
     population_.push_back({*v, s});
     std::stable_sort(population_.begin(), population_.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });

@@ -59,7 +59,6 @@ class Measurer {
   int64_t flops() const { return flops_; }
   double best_seconds() const { return best_seconds_; }
   const MeasureOptions& options() const { return options_; }
-  int measured() const { return measured_; }
 
  private:
   MeasureOptions options_;
@@ -67,7 +66,6 @@ class Measurer {
   std::vector<NDArray> reference_;  // outputs of the first program that ran
   int64_t flops_ = 0;
   double best_seconds_ = 0;  // 0: none yet
-  int measured_ = 0;
 };
 
 }  // namespace tirc

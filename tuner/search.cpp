@@ -46,7 +46,7 @@ std::optional<double> TuneTask::value(const LoopState& s) {
     best_ = s;
     best_seconds_ = m.seconds;
     best_gflops_ = m.gflops;
-    curve_.push_back({elapsed(), trials_, best_gflops_, best_seconds_});
+    curve_.push_back({elapsed(), trials_, best_gflops_});
   }
   return 1 / m.seconds;
 }
@@ -78,6 +78,11 @@ struct Scored {
   LoopState state;
 };
 
+void sort_best_first(std::vector<Scored>& v) {
+  std::stable_sort(v.begin(), v.end(),
+                   [](const Scored& a, const Scored& b) { return a.value > b.value; });
+}
+
 // The measured neighbours of s, best first; stops early when the task is done.
 std::vector<Scored> scored_neighbours(TuneTask& task, const LoopState& s) {
   std::vector<Scored> out;
@@ -85,8 +90,7 @@ std::vector<Scored> scored_neighbours(TuneTask& task, const LoopState& s) {
     if (task.done()) break;
     if (std::optional<double> v = task.value(next)) out.push_back({*v, std::move(next)});
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Scored& a, const Scored& b) { return a.value > b.value; });
+  sort_best_first(out);
   return out;
 }
 
@@ -142,8 +146,7 @@ void beam_search(TuneTask& task, const LoopState& start, bool depth_first) {
     for (const LoopState& s : frontier)
       for (Scored& n : scored_neighbours(task, s))
         if (seen.insert(structural_hash(n.state.program())).second) level.push_back(std::move(n));
-    std::stable_sort(level.begin(), level.end(),
-                     [](const Scored& a, const Scored& b) { return a.value > b.value; });
+    sort_best_first(level);
     frontier.clear();
     for (size_t i = 0; i < level.size() && i < static_cast<size_t>(task.options().beam_width); ++i)
       frontier.push_back(std::move(level[i].state));

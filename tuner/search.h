@@ -49,7 +49,6 @@ struct SearchPoint {
   double seconds = 0;  // into the search
   int trials = 0;
   double best_gflops = 0;  // 0 when the kernel's flops are unknown
-  double best_latency = 0;
 };
 
 // The measurements of one search: the cache, the best state, the deadline

@@ -26,11 +26,12 @@ size_t parse_hex(const std::string& s) {
   return static_cast<size_t>(std::stoull(s, nullptr, 16));
 }
 
-// The trace with its blocks looked up in `func`: a record made for one
-// function applies to every function with the same workload.
-Trace retarget(const Trace& t, const std::string& func) {
+// A record's trace with its blocks looked up in `func`: a record made for
+// one function applies to every function with the same workload.
+Trace record_trace(const TuningRecord& r, const std::string& func) {
+  const Trace stored = Trace::from_json(r.trace_json);
   Trace out;
-  for (Instruction inst : t.instructions()) {
+  for (Instruction inst : stored.instructions()) {
     if (inst.kind == "get_block")
       for (auto& [key, value] : inst.keywords)
         if (key == "func_name") value = TraceValue(func);
@@ -138,7 +139,7 @@ std::vector<KernelTuneResult> tune_module(const IRModule& m, const TuneModuleOpt
         prior && !options.start_plain && base.ok() && prior->seconds < base.seconds) {
       try {
         Schedule resumed(single);
-        retarget(Trace::from_json(prior->trace_json), fname).apply_to(resumed);
+        record_trace(*prior, fname).apply_to(resumed);
         start = env.start(std::move(resumed), fname);
       } catch (const Error&) {
         // A record this tirc no longer replays: start from the default.
@@ -147,8 +148,10 @@ std::vector<KernelTuneResult> tune_module(const IRModule& m, const TuneModuleOpt
     TuneTask task(
         env, [&](const PrimFunc& f) { return k.measurer->measure(f); }, so,
         RuleSpace{single, fname, options.rules});
-    task.remember(structural_hash(k.plain), k.plain_m);
-    task.remember(structural_hash(k.defaults.func(fname)), k.default_m);
+    const size_t plain_hash = structural_hash(k.plain);
+    const size_t default_hash = structural_hash(k.defaults.func(fname));
+    task.remember(plain_hash, k.plain_m);
+    task.remember(default_hash, k.default_m);
     auto record = [&](const std::string& trace_json, const std::string& candidate,
                       const Measurement& meas, double found_after, const std::string& strategy) {
       if (!db) return;
@@ -174,14 +177,14 @@ std::vector<KernelTuneResult> tune_module(const IRModule& m, const TuneModuleOpt
         task.remember(parse_hex(r.candidate), from_record(r));
       // The plain nest and the default are records too: a compile with the
       // database then never does worse than the rules.
-      if (!db->find_candidate(k.key, target, cpu, workload_key(k.plain)))
-        record(Schedule(single).trace().to_json(), workload_key(k.plain), k.plain_m, 0, "plain");
-      if (!db->find_candidate(k.key, target, cpu, workload_key(k.defaults.func(fname))))
-        record(k.defaults.trace().to_json(), workload_key(k.defaults.func(fname)), k.default_m, 0,
-               "default");
+      if (!db->find_candidate(k.key, target, cpu, hex(plain_hash)))
+        record(plain_sch.trace().to_json(), hex(plain_hash), k.plain_m, 0, "plain");
+      if (!db->find_candidate(k.key, target, cpu, hex(default_hash)))
+        record(k.defaults.trace().to_json(), hex(default_hash), k.default_m, 0, "default");
     }
     task.on_measured([&](const LoopState& s, const Measurement& meas, double seconds) {
-      record(s.sch.trace().to_json(), workload_key(s.program()), meas, seconds, options.strategy);
+      record(s.sch.trace().to_json(), hex(structural_hash(s.program())), meas, seconds,
+             options.strategy);
       if (progress) progress(i, kernels.size(), fname, task, so.budget_seconds);
     });
     if (progress) progress(i, kernels.size(), fname, task, so.budget_seconds);
@@ -226,7 +229,7 @@ std::vector<std::string> apply_records(Schedule& sch, const TuningDatabase& db,
     if (!best) continue;
     Schedule trial = sch;
     try {
-      retarget(Trace::from_json(best->trace_json), name).apply_to(trial);
+      record_trace(*best, name).apply_to(trial);
     } catch (const Error& e) {
       if (skipped) skipped->push_back(name + ": " + e.message());
       continue;

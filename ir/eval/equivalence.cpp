@@ -1,5 +1,4 @@
-#include <cmath>
-#include <cstring>
+#include <cstdio>
 #include <functional>
 
 #include "ir/eval/interpreter.h"
@@ -28,16 +27,6 @@ std::string value_str(const NDArray& a, int64_t i) {
   if (a.dtype().is_uint() && a.dtype().bits() == 64)
     return std::to_string(static_cast<uint64_t>(a.get_int(i)));
   return std::to_string(a.get_int(i));
-}
-
-bool element_equal(const NDArray& x, const NDArray& y, int64_t i, double rtol, double atol) {
-  const size_t size = static_cast<size_t>(x.dtype().bytes());
-  const bool same_bits = std::memcmp(x.data() + i * size, y.data() + i * size, size) == 0;
-  if (same_bits || !x.dtype().is_float() || (rtol == 0 && atol == 0)) return same_bits;
-  const double a = x.get_float(i), b = y.get_float(i);
-  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
-  if (std::isinf(a) || std::isinf(b)) return a == b;
-  return std::fabs(a - b) <= atol + rtol * std::fabs(b);
 }
 
 void check_signatures(const PrimFunc& a, const PrimFunc& b) {
@@ -131,11 +120,9 @@ EquivResult compare_runs(const PrimFunc& a, const Runner& run_a, const Runner& r
       const NDArray& x = xa[k];
       const NDArray& y = xb[k];
       ++k;
-      for (int64_t i = 0; i < x.num_elements(); ++i) {
-        if (element_equal(x, y, i, o.rtol, o.atol)) continue;
+      if (int64_t i = x.first_mismatch(y, o.rtol, o.atol); i >= 0)
         return {false, "buffer " + p.buffer->name + index_str(x.shape(), i) +
                            " differs: " + value_str(x, i) + " vs " + value_str(y, i) + trial};
-      }
     }
   }
   return {};

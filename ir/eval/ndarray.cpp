@@ -1,5 +1,6 @@
 #include "ir/eval/ndarray.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "ir/error.h"
@@ -65,6 +66,24 @@ void NDArray::set_int(int64_t i, int64_t v) {
 
 bool NDArray::bitwise_equal(const NDArray& other) const {
   return dtype_ == other.dtype_ && shape_ == other.shape_ && bytes_ == other.bytes_;
+}
+
+int64_t NDArray::first_mismatch(const NDArray& other, double rtol, double atol) const {
+  if (bytes_ == other.bytes_) return -1;
+  const size_t size = static_cast<size_t>(dtype_.bytes());
+  const bool exact = !dtype_.is_float() || (rtol == 0 && atol == 0);
+  for (int64_t i = 0; i < num_elements(); ++i) {
+    const size_t at = static_cast<size_t>(i) * size;
+    if (std::memcmp(data() + at, other.data() + at, size) == 0) continue;
+    if (exact) return i;
+    const double a = get_float(i), b = other.get_float(i);
+    const bool equal = std::isnan(a) || std::isnan(b) ? std::isnan(a) && std::isnan(b)
+                       : std::isinf(a) || std::isinf(b)
+                           ? a == b
+                           : std::fabs(a - b) <= atol + rtol * std::fabs(b);
+    if (!equal) return i;
+  }
+  return -1;
 }
 
 }  // namespace tirc

@@ -29,6 +29,11 @@ class NDArray {
   void set_int(int64_t i, int64_t v);   // wraps to the element type
 
   bool bitwise_equal(const NDArray& other) const;
+  // The first element (flat index) that differs from other's, -1 when none.
+  // Floats are equal within atol + rtol * |other| (NaN equals NaN,
+  // infinities only themselves); other dtypes, and rtol = atol = 0, compare
+  // bit for bit. Both must have the same dtype and shape.
+  int64_t first_mismatch(const NDArray& other, double rtol = 0, double atol = 0) const;
 
  private:
   DataType dtype_;

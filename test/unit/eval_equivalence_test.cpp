@@ -54,3 +54,24 @@ TEST_CASE("check_equivalent reports mismatched signatures as errors", "[eval]") 
   CHECK_THROWS_WITH(check_equivalent(func_of({A}, nop), func_of({A, A64}, nop)),
                     Catch::Contains("parameters"));
 }
+
+TEST_CASE("first_mismatch compares bit for bit or within a tolerance", "[eval][equiv]") {
+  NDArray a(DataType::float32(), {4}), b(DataType::float32(), {4});
+  for (int64_t i = 0; i < 4; ++i) a.set_float(i, 1.0 + static_cast<double>(i));
+  b = a;
+  CHECK(a.first_mismatch(b) == -1);
+  b.set_float(2, 3.0001);
+  CHECK(a.first_mismatch(b) == 2);              // bit for bit
+  CHECK(a.first_mismatch(b, 1e-4, 0) == -1);    // within rtol
+  CHECK(a.first_mismatch(b, 1e-6, 1e-6) == 2);  // outside
+  b.set_float(2, NAN);
+  CHECK(a.first_mismatch(b, 1, 1) == 2);  // NaN only equals NaN
+  a.set_float(2, NAN);
+  CHECK(a.first_mismatch(b, 1e-4, 0) == -1);
+  a.set_float(3, INFINITY);
+  b.set_float(3, 1e30);
+  CHECK(a.first_mismatch(b, 1, 1) == 3);  // infinity only equals itself
+  NDArray x(DataType::int32(), {2}), y(DataType::int32(), {2});
+  y.set_int(1, 1);
+  CHECK(x.first_mismatch(y, 1, 1) == 1);  // integers are always exact
+}
