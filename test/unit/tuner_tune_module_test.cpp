@@ -4,7 +4,9 @@
 #include <filesystem>
 
 #include "codegen_test_util.h"
+#include "ir/structural.h"
 #include "ir/text/parser.h"
+#include "schedule/trace.h"
 #include "tuner/tune_module.h"
 
 using namespace tirc;
@@ -102,4 +104,30 @@ TEST_CASE("tune_module refuses a function it does not have", "[tuner][tune_modul
   o.func = "nope";
   CHECK_THROWS_WITH(tune_module(parse_module(kModule), o, nullptr),
                     Catch::Contains("no kernel named 'nope'"));
+}
+
+TEST_CASE("a record whose trace no longer replays is skipped with its reason",
+          "[tuner][tune_module]") {
+  IRModule m = parse_module(kModule);
+  RuleContext rules;
+  rules.cpu = parse_cpu_model("threads=2", CpuModel{});
+  const std::string path = temp_db("stale");
+  TuningDatabase db(path);
+  Trace stale = Trace::parse("b0 = sch.get_block(name=\"no_such_block\", func_name=\"relu\")\n");
+  TuningRecord r;
+  r.workload = workload_key(m.at("relu"));
+  r.target = record_target(rules);
+  r.cpu = record_cpu(rules);
+  r.candidate = "0";
+  r.trace_json = stale.to_json();
+  r.seconds = 1e-6;
+  db.add(r);
+  Schedule sch(m);
+  std::vector<std::string> skipped;
+  CHECK(apply_records(sch, db, rules, &skipped).empty());
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0].find("relu: ") == 0);
+  CHECK(skipped[0].find("no_such_block") != std::string::npos);
+  CHECK(structural_equal(sch.mod().at("relu"), m.at("relu")));  // left as it was
+  std::filesystem::remove(path);
 }
