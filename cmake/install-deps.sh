@@ -14,6 +14,8 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libsqlite3-dev nlohmann-json3-dev
   # the tuner's cost model (gradient-boosted trees); xgboost's CMake config needs the CLI too
   libxgboost-dev xgboost
+  # the learned loop policy's network and its training (tuner/policy/)
+  libtorch-dev
   # CPU caches and cores for the default schedules (tuner/space/cpu_model.h)
   libcpuinfo-dev pkg-config
   # model generation scripts (examples/models/make_models.py)

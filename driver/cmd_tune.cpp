@@ -40,22 +40,6 @@ struct TuneOptions {
   uint64_t seed = 0;
 };
 
-// "90", "90s", "2m", "1h", "1.5m" -> seconds.
-double parse_duration(const std::string& text) {
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  const std::string unit = text.substr(used);
-  const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
-  if (used == 0 || scale < 0 || value < 0)
-    throw Error("--budget '" + text + "' is not a duration such as 90s, 10m or 1h");
-  return value * scale;
-}
-
 // A one-line progress display on a terminal; nothing when stderr is not one.
 class ProgressLine {
  public:
@@ -88,7 +72,7 @@ int run_tune(const TuneOptions& o) {
   // The kernels must run on the thread count they are tuned for: the
   // runtime and the CPU model both read TIRC_NUM_THREADS.
   if (o.threads > 0) ::setenv("TIRC_NUM_THREADS", std::to_string(o.threads).c_str(), 1);
-  const double budget = parse_duration(o.budget);
+  const double budget = parse_duration(o.budget, "--budget");
   const Target target = o.target.empty() ? host_target() : parse_target(o.target);
   if (!host_supports(target))
     throw Error("tirc tune measures on this machine, which cannot run " + target.name());

@@ -15,5 +15,6 @@ void add_compile_command(CLI::App& app, int& status);
 void add_dump_command(CLI::App& app, int& status);
 void add_run_command(CLI::App& app, int& status);
 void add_tune_command(CLI::App& app, int& status);
+void add_train_policy_command(CLI::App& app, int& status);
 
 }  // namespace tirc::driver

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   add_dump_command(app, status);
   add_run_command(app, status);
   add_tune_command(app, status);
+  add_train_policy_command(app, status);
 
   std::string help_topic;
   auto* help = app.add_subcommand("help", "Show help for tirc or one of its commands");

@@ -48,6 +48,21 @@ void add_model_flags(CLI::App* cmd, ModelOptions& model) {
       ->check(CLI::IsMember({"auto", "nhwc", "nchw"}));
 }
 
+double parse_duration(const std::string& text, const std::string& flag) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string unit = text.substr(used);
+  const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+  if (used == 0 || scale < 0 || value < 0)
+    throw Error(flag + " '" + text + "' is not a duration such as 90s, 10m or 1h");
+  return value * scale;
+}
+
 void report(const Error& e) { std::cerr << e.render() << std::flush; }
 
 void report(const std::vector<Diagnostic>& diags) {

@@ -25,6 +25,10 @@ IRModule load_module(const std::string& path, const ModelOptions& model = {});
 // The flags that shape an imported model: --layout.
 void add_model_flags(CLI::App* cmd, ModelOptions& model);
 
+// A duration flag's value in seconds: "90", "90s", "2m", "1h", "1.5m".
+// Throws Error naming the flag otherwise.
+double parse_duration(const std::string& text, const std::string& flag);
+
 // Prints an error / verifier diagnostics to stderr in clang's format.
 void report(const Error& e);
 void report(const std::vector<Diagnostic>& diags);

@@ -36,6 +36,7 @@ struct LoopRec {
   double total = 0;
   int stores = 0, writeback_stores = 0;
   bool has_inner_loop = false;
+  const ForNode* node = nullptr;
 };
 
 struct Stats {
@@ -165,6 +166,7 @@ class Walker {
     r.depth = static_cast<int>(open_.size());
     r.extent = as_const_int(n->extent);
     r.min = as_const_int(n->min);
+    r.node = n;
     loops.push_back(r);
     stats.max_depth = std::max(stats.max_depth, r.depth + 1);
     double factor = r.extent ? static_cast<double>(std::max<int64_t>(*r.extent, 0)) : 1.0;
@@ -407,12 +409,15 @@ float log2p1(double x) {
 
 }  // namespace
 
-std::vector<LoopFeatures> loop_features(const PrimFunc& f, int cursor) {
+std::vector<LoopFeatures> loop_features(const PrimFunc& f, int cursor,
+                                        std::vector<const ForNode*>* loops) {
   Walker w(f);
   std::vector<LoopFeatures> out;
   out.reserve(w.loops.size());
-  for (size_t i = 0; i < w.loops.size(); ++i)
+  for (size_t i = 0; i < w.loops.size(); ++i) {
     out.push_back(features_of(w.loops[i], cursor >= 0 && static_cast<size_t>(cursor) == i));
+    if (loops) loops->push_back(w.loops[i].node);
+  }
   return out;
 }
 

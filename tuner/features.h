@@ -96,8 +96,10 @@ struct LoopFeatures {
 int stride_bin(int64_t stride);
 
 // Features of every loop of `f` in pre-order; `cursor` is an index into that
-// order (-1 or out of range: no cursor).
-std::vector<LoopFeatures> loop_features(const PrimFunc& f, int cursor);
+// order (-1 or out of range: no cursor). With `loops`, the loop of each row
+// is appended to it (pointers into f: valid while f lives).
+std::vector<LoopFeatures> loop_features(const PrimFunc& f, int cursor,
+                                        std::vector<const ForNode*>* loops = nullptr);
 
 // A fixed-length vector (kProgramFeatureCount) for a cost model: the scalar
 // summary below, then the loop features (cursor -1) of the first

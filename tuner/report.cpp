@@ -116,32 +116,17 @@ std::string tick_label(double v, int decimals) {
 constexpr double kWidth = 380, kHeight = 230;
 constexpr double kLeft = 56, kRight = 14, kTop = 34, kBottom = 42;
 
-// One kernel's plot: its step curve in its own colour, the default schedule
-// as a dashed grey line, axes with ticks and labels, and a legend.
-void write_plot(std::ostream& out, const KernelTuneSummary& k, const std::string& stroke) {
-  const std::vector<TuneCurvePoint> steps = tune_curve_steps(k);
-  double x_max = positive(k.tune_seconds) ? k.tune_seconds : 0;
-  double y_max = positive(k.default_gflops) ? k.default_gflops : 0;
-  for (const TuneCurvePoint& p : steps) {
-    x_max = std::max(x_max, p.seconds);
-    y_max = std::max(y_max, p.best_gflops);
-  }
-  const Axis xa = nice_axis(x_max), ya = nice_axis(y_max * 1.05);
+// The frame of a plot: the SVG element opened, the title, grid lines,
+// ticks, axes and their labels. The caller draws inside and closes </svg>.
+void write_frame(std::ostream& out, const std::string& title, const Axis& xa, const Axis& ya,
+                 const std::string& x_label, const std::string& y_label) {
   const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
   const double bottom = kTop + ph, right = kLeft + pw;
   auto px = [&](double s) { return coord(kLeft + s / xa.max * pw); };
   auto py = [&](double g) { return coord(bottom - g / ya.max * ph); };
-
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
       << "\" viewBox=\"0 0 " << kWidth << ' ' << kHeight << "\">\n"
-      << "<text x=\"" << kLeft << "\" y=\"14\" class=\"name\">" << escape(k.kernel) << "</text>\n";
-  // Legend, top right: this kernel's colour is also its swatch in the table.
-  out << "<line x1=\"" << coord(right - 150) << "\" y1=\"24\" x2=\"" << coord(right - 132)
-      << "\" y2=\"24\" stroke=\"" << stroke << "\" stroke-width=\"2\"/>"
-      << "<text x=\"" << coord(right - 128) << "\" y=\"28\">best</text>"
-      << "<line x1=\"" << coord(right - 86) << "\" y1=\"24\" x2=\"" << coord(right - 68)
-      << "\" y2=\"24\" class=\"default\"/>"
-      << "<text x=\"" << coord(right - 64) << "\" y=\"28\">default</text>\n";
+      << "<text x=\"" << kLeft << "\" y=\"14\" class=\"name\">" << escape(title) << "</text>\n";
   // Grid lines and ticks; the counters are integers so the last tick is exact.
   for (int i = 0; i * xa.step <= xa.max * (1 + 1e-9); ++i) {
     const double v = i * xa.step;
@@ -162,8 +147,35 @@ void write_plot(std::ostream& out, const KernelTuneSummary& k, const std::string
       << "\" y1=\"" << coord(kTop) << "\" x2=\"" << coord(kLeft) << "\" y2=\"" << coord(bottom)
       << "\" class=\"axis\"/>\n"
       << "<text x=\"" << coord(kLeft + pw / 2) << "\" y=\"" << coord(kHeight - 6)
-      << "\" text-anchor=\"middle\">tuning time (s)</text><text transform=\"translate(14,"
-      << coord(kTop + ph / 2) << ") rotate(-90)\" text-anchor=\"middle\">GFLOPS</text>\n";
+      << "\" text-anchor=\"middle\">" << escape(x_label) << "</text><text transform=\"translate(14,"
+      << coord(kTop + ph / 2) << ") rotate(-90)\" text-anchor=\"middle\">" << escape(y_label)
+      << "</text>\n";
+}
+
+// One kernel's plot: its step curve in its own colour, the default schedule
+// as a dashed grey line, axes with ticks and labels, and a legend.
+void write_plot(std::ostream& out, const KernelTuneSummary& k, const std::string& stroke) {
+  const std::vector<TuneCurvePoint> steps = tune_curve_steps(k);
+  double x_max = positive(k.tune_seconds) ? k.tune_seconds : 0;
+  double y_max = positive(k.default_gflops) ? k.default_gflops : 0;
+  for (const TuneCurvePoint& p : steps) {
+    x_max = std::max(x_max, p.seconds);
+    y_max = std::max(y_max, p.best_gflops);
+  }
+  const Axis xa = nice_axis(x_max), ya = nice_axis(y_max * 1.05);
+  const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
+  const double bottom = kTop + ph, right = kLeft + pw;
+  auto px = [&](double s) { return coord(kLeft + s / xa.max * pw); };
+  auto py = [&](double g) { return coord(bottom - g / ya.max * ph); };
+
+  write_frame(out, k.kernel, xa, ya, "tuning time (s)", "GFLOPS");
+  // Legend, top right: this kernel's colour is also its swatch in the table.
+  out << "<line x1=\"" << coord(right - 150) << "\" y1=\"24\" x2=\"" << coord(right - 132)
+      << "\" y2=\"24\" stroke=\"" << stroke << "\" stroke-width=\"2\"/>"
+      << "<text x=\"" << coord(right - 128) << "\" y=\"28\">best</text>"
+      << "<line x1=\"" << coord(right - 86) << "\" y1=\"24\" x2=\"" << coord(right - 68)
+      << "\" y2=\"24\" class=\"default\"/>"
+      << "<text x=\"" << coord(right - 64) << "\" y=\"28\">default</text>\n";
   if (positive(k.default_gflops))
     out << "<line x1=\"" << coord(kLeft) << "\" y1=\"" << py(k.default_gflops) << "\" x2=\""
         << coord(right) << "\" y2=\"" << py(k.default_gflops) << "\" class=\"default\"/>\n";
@@ -214,15 +226,9 @@ void write_table(std::ostream& out, const std::vector<KernelTuneSummary>& kernel
 
 }  // namespace
 
-// The page shows one small plot per kernel (small multiples) rather than one
-// plot with a line per kernel: a model's kernels differ in GFLOPS by 10x or
-// more and in tuning budget too, so on shared axes the small ones flatten
-// into the floor, and 20 overlapping step lines cannot be told apart by
-// colour. Each plot has its own scales and the default schedule as a
-// reference line; the colour ties it to the kernel's row of the table.
-void write_tune_report(std::ostream& out, const std::string& title, const std::string& subtitle,
-                       const std::vector<KernelTuneSummary>& kernels) {
-  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>tirc tune: "
+// The page's head and style, up to and including <body>.
+void write_head(std::ostream& out, const std::string& title) {
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
       << escape(title) << "</title>\n<style>\n"
       << "body{font-family:sans-serif;margin:24px;color:#222}\n"
       << ".sub{color:#555}\n"
@@ -237,11 +243,23 @@ void write_tune_report(std::ostream& out, const std::string& title, const std::s
       << "th:first-child,td:first-child,td:nth-child(2){text-align:left}\n"
       << "tfoot td{font-weight:bold}\n"
       << ".swatch{display:inline-block;width:10px;height:10px;margin-right:6px}\n"
-      << "</style>\n</head>\n<body>\n<h1>tirc tune: " << escape(title) << "</h1>\n<p class=\"sub\">"
-      << escape(subtitle) << "</p>\n<p>" << kernels.size() << " kernel"
-      << (kernels.size() == 1 ? "" : "s") << ", geomean speedup "
-      << figure(geomean_speedup(kernels), "%.2fx") << " over the default schedules, "
-      << format("%.1f s", total_tune_seconds(kernels)) << " of tuning.</p>\n"
+      << "</style>\n</head>\n<body>\n";
+}
+
+// The page shows one small plot per kernel (small multiples) rather than one
+// plot with a line per kernel: a model's kernels differ in GFLOPS by 10x or
+// more and in tuning budget too, so on shared axes the small ones flatten
+// into the floor, and 20 overlapping step lines cannot be told apart by
+// colour. Each plot has its own scales and the default schedule as a
+// reference line; the colour ties it to the kernel's row of the table.
+void write_tune_report(std::ostream& out, const std::string& title, const std::string& subtitle,
+                       const std::vector<KernelTuneSummary>& kernels) {
+  write_head(out, "tirc tune: " + title);
+  out << "<h1>tirc tune: " << escape(title) << "</h1>\n<p class=\"sub\">" << escape(subtitle)
+      << "</p>\n<p>" << kernels.size() << " kernel" << (kernels.size() == 1 ? "" : "s")
+      << ", geomean speedup " << figure(geomean_speedup(kernels), "%.2fx")
+      << " over the default schedules, " << format("%.1f s", total_tune_seconds(kernels))
+      << " of tuning.</p>\n"
       << "<h2>Best GFLOPS against tuning time</h2>\n"
       << "<p>One plot per kernel, each on its own scales; the dashed line is the default "
          "schedule.</p>\n<div class=\"plots\">\n";
@@ -306,6 +324,74 @@ std::vector<TuneCurvePoint> tune_curve_steps(const KernelTuneSummary& k) {
   if (!steps.empty() && std::isfinite(k.tune_seconds) && k.tune_seconds > steps.back().seconds)
     steps.push_back({k.tune_seconds, steps.back().best_gflops});
   return steps;
+}
+
+namespace {
+
+// A line through (x, y) points with a dot on each, on its own scales.
+void write_series_plot(std::ostream& out, const std::string& title,
+                       const std::vector<std::pair<double, double>>& points,
+                       const std::string& x_label, const std::string& y_label,
+                       const std::string& stroke) {
+  std::vector<std::pair<double, double>> valid;
+  double x_max = 0, y_max = 0;
+  for (const auto& [x, y] : points)
+    if (std::isfinite(x) && std::isfinite(y) && x >= 0 && y >= 0) {
+      valid.emplace_back(x, y);
+      x_max = std::max(x_max, x);
+      y_max = std::max(y_max, y);
+    }
+  const Axis xa = nice_axis(x_max), ya = nice_axis(y_max * 1.05);
+  write_frame(out, title, xa, ya, x_label, y_label);
+  const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
+  auto px = [&](double v) { return coord(kLeft + v / xa.max * pw); };
+  auto py = [&](double v) { return coord(kTop + ph - v / ya.max * ph); };
+  if (valid.empty())
+    out << "<text x=\"" << coord(kLeft + pw / 2) << "\" y=\"" << coord(kTop + ph / 2)
+        << "\" text-anchor=\"middle\">no points</text>\n";
+  out << "<polyline fill=\"none\" stroke=\"" << stroke << "\" stroke-width=\"2\" points=\"";
+  for (size_t i = 0; i < valid.size(); ++i)
+    out << (i ? " " : "") << px(valid[i].first) << ',' << py(valid[i].second);
+  out << "\"/>\n";
+  for (const auto& [x, y] : valid)
+    out << "<circle cx=\"" << px(x) << "\" cy=\"" << py(y) << "\" r=\"2.5\" fill=\"" << stroke
+        << "\"/>\n";
+  out << "</svg>\n";
+}
+
+}  // namespace
+
+void write_training_report(std::ostream& out, const std::string& title, const std::string& subtitle,
+                           const std::vector<TrainingCurvePoint>& curve,
+                           const std::vector<PolicyRolloutRow>& rollouts) {
+  write_head(out, "tirc train-policy: " + title);
+  out << "<h1>tirc train-policy: " << escape(title) << "</h1>\n<p class=\"sub\">"
+      << escape(subtitle) << "</p>\n<h2>Learning curve</h2>\n<div class=\"plots\">\n";
+  std::vector<std::pair<double, double>> returns, speedups;
+  for (const TrainingCurvePoint& p : curve) {
+    returns.emplace_back(p.seconds / 60, p.mean_return);
+    if (p.test_speedup > 0) speedups.emplace_back(p.seconds / 60, p.test_speedup);
+  }
+  write_series_plot(out, "mean episode return (last 100)", returns, "training time (min)", "return",
+                    colour(0));
+  write_series_plot(out, "test-split speedup over the untuned nest", speedups,
+                    "training time (min)", "geomean speedup", colour(1));
+  out << "</div>\n<h2>Curve</h2>\n<table>\n<thead><tr><th>minutes</th><th>episodes</th>"
+         "<th>mean return</th><th>test speedup</th></tr></thead>\n<tbody>\n";
+  for (const TrainingCurvePoint& p : curve)
+    out << "<tr><td>" << format("%.1f", p.seconds / 60) << "</td><td>" << p.episodes << "</td><td>"
+        << format("%.4f", p.mean_return) << "</td><td>" << figure(p.test_speedup, "%.2fx")
+        << "</td></tr>\n";
+  out << "</tbody>\n</table>\n<h2>The final policy on the test kernels</h2>\n<table>\n"
+         "<thead><tr><th>kernel</th><th>actions</th><th>untuned GFLOPS</th>"
+         "<th>policy GFLOPS</th><th>speedup</th></tr></thead>\n<tbody>\n";
+  for (const PolicyRolloutRow& r : rollouts)
+    out << "<tr><td>" << escape(r.kernel) << "</td><td>" << escape(r.actions) << "</td><td>"
+        << figure(r.plain_gflops, "%.2f") << "</td><td>" << figure(r.policy_gflops, "%.2f")
+        << "</td><td>"
+        << figure(positive(r.plain_gflops) ? r.policy_gflops / r.plain_gflops : 0, "%.2fx")
+        << "</td></tr>\n";
+  out << "</tbody>\n</table>\n</body>\n</html>\n";
 }
 
 }  // namespace tirc

@@ -3,6 +3,7 @@
 // (inline SVG) and the same table.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -50,5 +51,27 @@ void print_tune_table(std::ostream& out, const std::vector<KernelTuneSummary>& k
 // a last horizontal one to k.tune_seconds when tuning went on after the last
 // improvement. Empty when no point is valid. For tests and other renderers.
 std::vector<TuneCurvePoint> tune_curve_steps(const KernelTuneSummary& k);
+
+// A point of a learned policy's training (tirc train-policy --report).
+struct TrainingCurvePoint {
+  double seconds = 0;
+  int64_t episodes = 0;
+  double mean_return = 0;   // of the last 100 episodes
+  double test_speedup = 0;  // geomean over the held-out kernels (0: not measured)
+};
+
+// The policy's rollout on one held-out kernel.
+struct PolicyRolloutRow {
+  std::string kernel;
+  double plain_gflops = 0, policy_gflops = 0;
+  std::string actions;  // "split_16 down vectorize ..."
+};
+
+// One HTML page: the learning curve (mean return and test-split speedup
+// against training time, in minutes), its table, and the final policy's
+// action sequence and speedup on each held-out kernel. Strings are escaped.
+void write_training_report(std::ostream& out, const std::string& title, const std::string& subtitle,
+                           const std::vector<TrainingCurvePoint>& curve,
+                           const std::vector<PolicyRolloutRow>& rollouts);
 
 }  // namespace tirc

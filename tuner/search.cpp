@@ -6,6 +6,7 @@
 
 #include "ir/error.h"
 #include "ir/structural.h"
+#include "tuner/policy_search.h"
 
 namespace tirc {
 
@@ -187,8 +188,8 @@ void random_search(TuneTask& task, const LoopState& start) {
 }
 
 const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names{"greedy",   "greedy2", "beam",
-                                              "beam-dfs", "random",  "evolutionary"};
+  static const std::vector<std::string> names{"greedy", "greedy2",      "beam",   "beam-dfs",
+                                              "random", "evolutionary", "policy", "policy-beam"};
   return names;
 }
 
@@ -201,6 +202,10 @@ void run_strategy(const std::string& name, TuneTask& task, const LoopState& star
     random_search(task, start);
   } else if (name == "evolutionary") {
     evolutionary_search(task, start);
+  } else if (name == "policy") {
+    policy_search(task, start);
+  } else if (name == "policy-beam") {
+    policy_beam_search(task, start);
   } else {
     std::string list;
     for (const std::string& s : strategy_names()) list += (list.empty() ? "" : ", ") + s;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -18,6 +19,8 @@
 #include "tuner/space/rules.h"
 
 namespace tirc {
+
+class LoopPolicy;  // tuner/policy_search.h
 
 struct SearchOptions {
   double budget_seconds = 60;  // wall clock for the whole search
@@ -33,6 +36,8 @@ struct SearchOptions {
   double epsilon = 0.2;
   // Evolutionary: mutate by loop actions too, not only the rules' decisions.
   bool evolve_actions = true;
+  // policy, policy-beam: the trained network (tuner/policy_search.h).
+  std::shared_ptr<const LoopPolicy> policy = nullptr;
 };
 
 // The rule space of one kernel (what the evolutionary search samples and
@@ -116,8 +121,8 @@ void random_search(TuneTask& task, const LoopState& start);  // random walks of 
 void evolutionary_search(TuneTask& task, const LoopState& start);
 
 // "greedy", "greedy2" (lookahead 2), "beam", "beam-dfs", "random",
-// "evolutionary" (names as
-// `tirc tune --strategy` takes them). Throws tirc::Error for another name.
+// "evolutionary", "policy", "policy-beam" (names as `tirc tune --strategy`
+// takes them; tuner/policy_search.h has the last two). Throws tirc::Error for another name.
 void run_strategy(const std::string& name, TuneTask& task, const LoopState& start);
 const std::vector<std::string>& strategy_names();
 

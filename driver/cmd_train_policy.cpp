@@ -1,0 +1,242 @@
+// tirc train-policy: train a loop policy (a Q-network over the loop actions
+// of tuner/env.h) by Ape-X style Double DQN on a set of kernels, measuring
+// through a tuning database, and write the policy file that `tirc tune
+// --strategy policy` and `tirc compile|run --policy` use.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <random>
+#include <sstream>
+
+#include "driver/commands.h"
+#include "driver/schedule_flags.h"
+#include "driver/session.h"
+#include "ir/eval/interpreter.h"
+#include "tuner/fma_peak.h"
+#include "tuner/policy/loop_training.h"
+#include "tuner/report.h"
+#include "tuner/tune_module.h"
+
+namespace tirc::driver {
+
+namespace {
+
+struct TrainOptions {
+  std::string dataset = "matmul-looptune";
+  std::string db;
+  std::string budget = "2h";
+  std::string out;
+  std::string report;
+  std::string eval_every = "2m";
+  bool resume = false;
+  int threads = 2;
+  int kernels = 256;
+  int eval = 16;
+  int episode_length = 10;
+  uint64_t seed = 0;
+};
+
+// A name usable as a function name: letters, digits and '_'.
+std::string identifier(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "k_" + out;
+  return out;
+}
+
+// The kernels of every .tir file and .onnx model in dir (sorted by path),
+// each named <file stem>_<function>, split by name like the built-in sets.
+std::vector<DatasetEntry> directory_dataset(const std::string& dir) {
+  if (!std::filesystem::is_directory(dir))
+    throw Error("--dataset '" + dir +
+                "' is neither a directory nor one of matmul-looptune, conv, looptune");
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.is_regular_file() && (e.path().extension() == ".tir" || e.path().extension() == ".onnx"))
+      files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::vector<DatasetEntry> out;
+  for (const std::filesystem::path& p : files) {
+    const IRModule m = load_module(p.string());
+    for (const auto& [name, f] : m.functions()) {
+      if (needs_module(f) || !is_contraction_kernel(f)) continue;
+      DatasetEntry e;
+      e.name = identifier(p.stem().string() + "_" + name);
+      e.func = f;
+      e.test = in_test_split(e.name);
+      out.push_back(std::move(e));
+    }
+  }
+  if (out.empty()) throw Error("--dataset '" + dir + "' holds no contraction kernel");
+  return out;
+}
+
+std::vector<DatasetEntry> dataset(const std::string& spec) {
+  if (spec == "matmul-looptune") return matmul_looptune_dataset();
+  if (spec == "conv") return conv_dataset();
+  if (spec == "looptune") {
+    std::vector<DatasetEntry> all = matmul_looptune_dataset();
+    for (DatasetEntry& e : conv_dataset()) all.push_back(std::move(e));
+    return all;
+  }
+  return directory_dataset(spec);
+}
+
+// `count` entries spread evenly over `from` (all when it has no more).
+std::vector<DatasetEntry> spread(const std::vector<DatasetEntry>& from, size_t count) {
+  if (from.size() <= count) return from;
+  std::vector<DatasetEntry> out;
+  for (size_t i = 0; i < count; ++i) out.push_back(from[i * from.size() / count]);
+  return out;
+}
+
+std::string actions_text(const std::vector<Action>& actions) {
+  std::string out;
+  for (const Action& a : actions) out += (out.empty() ? "" : " ") + a.name();
+  return out.empty() ? "(none)" : out;
+}
+
+int run_train_policy(const TrainOptions& o) {
+  const double budget = parse_duration(o.budget, "--budget");
+  const double eval_every = parse_duration(o.eval_every, "--eval-every");
+  // The policy is trained on single-threaded kernels: measurements do not
+  // fight the actors and the learner for the cores.
+  ::setenv("TIRC_NUM_THREADS", "1", 1);
+  const Target target = host_target();
+  PolicyMeasureOptions pmo;
+  pmo.rules = rule_context(ScheduleFlags{}, target);
+  pmo.measure.budget = Budget{.min_reps = 3, .min_seconds = 0.01, .max_seconds = 0.1};
+  pmo.peak_gflops = measure_fma_peak(1, 0.2).gflops;
+
+  std::vector<DatasetEntry> all = dataset(o.dataset);
+  std::vector<DatasetEntry> train, test;
+  for (DatasetEntry& e : all) (e.test ? test : train).push_back(std::move(e));
+  if (train.empty())
+    throw Error("--dataset '" + o.dataset + "' has no kernel in the training split");
+  std::mt19937_64 pick(o.seed);
+  std::shuffle(train.begin(), train.end(), pick);
+  if (o.kernels > 0 && train.size() > static_cast<size_t>(o.kernels))
+    train.resize(static_cast<size_t>(o.kernels));
+  const std::vector<DatasetEntry> held_out = spread(test, static_cast<size_t>(o.eval));
+
+  std::optional<TuningDatabase> db;
+  if (!o.db.empty()) db.emplace(o.db);
+  PolicyMeasurements measurements(pmo, db ? &*db : nullptr);
+  const EnvOptions env_options{.threads = 1};
+  LoopTrainingEnv env(train, measurements, env_options);
+
+  DqnOptions dq;
+  dq.episode_length = o.episode_length;
+  dq.actors = o.threads;
+  dq.seed = o.seed;
+  dq.budget_seconds = budget;
+  dq.report_seconds = eval_every;
+  DqnTrainer trainer(env, dq);
+  const std::string checkpoint = o.out + ".ckpt";
+  if (o.resume) {
+    trainer.load_checkpoint(checkpoint);
+    spdlog::info("resumed from {}: {} episodes, {} updates", checkpoint, trainer.episodes(),
+                 trainer.updates());
+  }
+  std::cout << "training on " << train.size() << " kernels of " << o.dataset << " ("
+            << held_out.size() << " held out for the curve), " << o.threads << " actors, "
+            << record_target(pmo.rules) << ", " << record_cpu(pmo.rules) << ", peak "
+            << static_cast<int>(pmo.peak_gflops) << " GFLOPS, budget " << o.budget << std::endl;
+
+  std::vector<PolicyEvaluation> last;
+  trainer.train([&](const DqnProgress& p, const QNetwork& net) {
+    last = evaluate_policy(net, held_out, measurements, env_options, o.episode_length);
+    const double speedup = geomean_speedup(last);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "[%6.1f min] episodes %lld, updates %lld, mean return %.4f, loss %.5f, "
+                  "test speedup %.2fx, measured %lld, recalled %lld",
+                  p.seconds / 60, static_cast<long long>(p.episodes),
+                  static_cast<long long>(p.updates), p.mean_return, p.loss, speedup,
+                  static_cast<long long>(measurements.measured()),
+                  static_cast<long long>(measurements.recalled()));
+    std::cout << line << std::endl;
+    trainer.save_checkpoint(checkpoint);
+    return speedup;
+  });
+  trainer.save_checkpoint(checkpoint);
+
+  PolicyInfo info;
+  for (const Action& a : all_actions()) info.actions.push_back(a.name());
+  info.episode_length = o.episode_length;
+  info.target = record_target(pmo.rules) + ", " + record_cpu(pmo.rules);
+  std::ostringstream cmd;
+  cmd << "tirc train-policy --dataset " << o.dataset << " --budget " << o.budget << " --threads "
+      << o.threads << " --kernels " << o.kernels << " --episode-length " << o.episode_length
+      << " --seed " << o.seed;
+  info.command = cmd.str();
+  info.seed = o.seed;
+  info.episodes = trainer.episodes();
+  trainer.online().save(o.out, info);
+
+  std::vector<PolicyRolloutRow> rows;
+  std::cout << "final policy on the held-out kernels:\n";
+  for (const PolicyEvaluation& e : last) {
+    rows.push_back({e.kernel, e.plain_gflops, e.policy_gflops, actions_text(e.actions)});
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-24s %8.2f -> %8.2f GFLOPS  ", e.kernel.c_str(),
+                  e.plain_gflops, e.policy_gflops);
+    std::cout << line << actions_text(e.actions) << "\n";
+  }
+  std::cout << "wrote " << o.out << " (" << trainer.episodes() << " episodes); checkpoint "
+            << checkpoint << std::endl;
+  if (!o.report.empty()) {
+    std::vector<TrainingCurvePoint> curve;
+    for (const DqnProgress& p : trainer.curve())
+      curve.push_back({p.seconds, p.episodes, p.mean_return, p.evaluation});
+    std::ofstream out(o.report);
+    if (!out) throw Error("cannot write the report '" + o.report + "'");
+    write_training_report(out, o.dataset, info.command + "; " + info.target, curve, rows);
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void add_train_policy_command(CLI::App& app, int& status) {
+  auto opts = std::make_shared<TrainOptions>();
+  auto* cmd = app.add_subcommand(
+      "train-policy",
+      "Train a loop policy (deep Q-learning) that schedules contraction kernels with no search");
+  cmd->add_option("--dataset", opts->dataset,
+                  "matmul-looptune, conv, looptune (both) or a directory of .tir/.onnx files")
+      ->capture_default_str();
+  cmd->add_option("--db", opts->db, "Tuning database (SQLite) of measurements to reuse and fill");
+  cmd->add_option("--budget", opts->budget, "Training time (90s, 10m, 2h)")->capture_default_str();
+  cmd->add_option("-o,--output", opts->out, "The policy file to write")->required();
+  cmd->add_option("--threads", opts->threads, "Actor threads playing episodes")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_option("--seed", opts->seed, "Seed of the network, the kernels and the exploration")
+      ->capture_default_str();
+  cmd->add_option("--kernels", opts->kernels,
+                  "Train on this many kernels of the training split (0: all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--eval", opts->eval, "Held-out kernels measured for the learning curve")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--eval-every", opts->eval_every,
+                  "How often the curve is measured and the checkpoint written")
+      ->capture_default_str();
+  cmd->add_option("--episode-length", opts->episode_length, "Actions per episode")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--report", opts->report, "Write an HTML page with the learning curve");
+  cmd->add_flag("--resume", opts->resume,
+                "Go on from the checkpoint OUTPUT.ckpt a previous run wrote");
+  cmd->callback([opts, &status] { status = run_train_policy(*opts); });
+}
+
+}  // namespace tirc::driver

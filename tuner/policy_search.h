@@ -1,0 +1,58 @@
+// Searching with a learned policy (issue 13): the greedy rollout of a
+// Q-network, which measures nothing, and a beam search ranked by its
+// Q-values that measures only the states it keeps. The network itself lives
+// in tuner/policy/ (LibTorch); this side sees it through LoopPolicy.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tuner/env.h"
+#include "tuner/search.h"
+
+namespace tirc {
+
+// A trained policy: the value of each action (all_actions() order) in a
+// state, from its observation (tuner/observation.h).
+class LoopPolicy {
+ public:
+  virtual ~LoopPolicy() = default;
+  virtual std::vector<float> q_values(const std::vector<float>& observation) const = 0;
+  // The actions per episode it was trained with (the observation's clock).
+  virtual int episode_length() const = 0;
+};
+
+// The index of the legal action with the highest value; -1 when none is
+// legal. Illegal actions are never picked, whatever their value.
+int best_legal_action(const std::vector<float>& q, const std::vector<bool>& legal);
+
+struct Rollout {
+  LoopState state;              // where the policy ended
+  std::vector<Action> actions;  // what it took, in order
+};
+
+// `steps` greedy actions of the policy from `start` (fewer when no action is
+// legal): no measurement, no search.
+Rollout policy_rollout(const LoopEnv& env, const LoopPolicy& policy, const LoopState& start,
+                       int steps);
+
+// The strategies "policy" and "policy-beam" (task.options().policy is
+// required). policy: the rollout of task.options().max_depth actions, its
+// end measured once (so it is recorded and compared with the start).
+// policy-beam: from the start, each level keeps the beam_width children of
+// the beam with the highest Q-values and measures them, max_depth levels.
+void policy_search(TuneTask& task, const LoopState& start);
+void policy_beam_search(TuneTask& task, const LoopState& start);
+
+// Whether f's main block (tuner/env.h main_block) is a reduction: the
+// kernels a loop policy schedules in a compile.
+bool is_contraction_kernel(const PrimFunc& f);
+
+// Schedules with the policy's rollout (`steps` actions, from the function as
+// it is in sch) every contraction kernel of sch that is not in `skip`.
+// Returns the functions it scheduled.
+std::vector<std::string> apply_policy(Schedule& sch, const LoopPolicy& policy,
+                                      const EnvOptions& env, int steps,
+                                      const std::vector<std::string>& skip = {});
+
+}  // namespace tirc
