@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "driver/commands.h"
+#include "driver/policy_flags.h"
 #include "driver/schedule_flags.h"
 #include "driver/session.h"
 #include "tuner/fma_peak.h"
@@ -32,7 +33,8 @@ struct TuneOptions {
   std::string report;
   std::string target;
   std::string cpu_model;
-  std::string start = "default";
+  std::string start;  // default, plain; empty: plain for the policy strategies
+  std::string policy;
   int trials = 0;
   int threads = 0;
   int beam_width = 4;
@@ -85,10 +87,20 @@ int run_tune(const TuneOptions& o) {
   to.budget_seconds = budget;
   if (o.trials > 0) to.max_trials = o.trials;
   to.func = o.func;
-  to.start_plain = o.start == "plain";
+  // A policy was trained from untuned nests: it starts from one.
+  const bool by_policy = o.strategy.rfind("policy", 0) == 0;
+  to.start_plain = o.start.empty() ? by_policy : o.start == "plain";
   to.search.beam_width = o.beam_width;
   to.search.max_depth = o.depth;
   to.search.seed = o.seed;
+
+  if (by_policy) {
+    to.search.policy = load_policy(o.policy);
+    // Without it, the rules' schedules stay: measured and recorded, no search.
+    if (!to.search.policy) to.budget_seconds = 0;
+  } else if (!o.policy.empty()) {
+    throw Error("--policy is for --strategy policy or policy-beam");
+  }
 
   IRModule m = load_module(o.file, o.model);
   std::optional<TuningDatabase> db;
@@ -156,8 +168,12 @@ void add_tune_command(CLI::App& app, int& status) {
   cmd->add_option("--report", opts->report,
                   "Write an HTML page with the best GFLOPS over time of every kernel");
   cmd->add_option("--start", opts->start,
-                  "default: search from the rule schedule; plain: from the untransformed nest")
-      ->check(CLI::IsMember({"default", "plain"}))
+                  "default: search from the rule schedule; plain: from the untransformed nest "
+                  "(the default for the policy strategies; default for the others)")
+      ->check(CLI::IsMember({"default", "plain"}));
+  cmd->add_option("--policy", opts->policy,
+                  "The trained loop policy of --strategy policy|policy-beam (tirc train-policy); "
+                  "default: the one shipped with tirc")
       ->capture_default_str();
   cmd->add_option("--beam-width", opts->beam_width, "States kept per level by beam search")
       ->check(CLI::Range(2, 16))

@@ -12,8 +12,9 @@ namespace tirc::driver {
 // The value of --policy that names the policy shipped with tirc.
 inline constexpr const char* kShippedPolicy = "shipped";
 
-// Where the shipped policy is: next to the installed binary
-// (<prefix>/share/tirc/policies/), else in the source tree it was built from.
+// Where the shipped policy is: $TIRC_SHIPPED_POLICY when set, else next to
+// the installed binary (<prefix>/share/tirc/policies/), else in the source
+// tree it was built from.
 std::string shipped_policy_path();
 
 // The policy `spec` names: a file, or kShippedPolicy (also for an empty

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "driver/policy_flags.h"
 #include "driver/session.h"
 #include "schedule/trace.h"
 #include "tuner/tune_module.h"
@@ -24,6 +25,10 @@ void add_schedule_flags(CLI::App* cmd, ScheduleFlags& flags) {
   cmd->add_option("--db", flags.db,
                   "Schedule each kernel by its best record in this tuning database (tirc tune); "
                   "the rules schedule kernels it has no record for");
+  cmd->add_option("--policy", flags.policy,
+                  "Schedule every contraction kernel (no record, no script) with this trained "
+                  "loop policy (tirc train-policy), or 'shipped' for the one tirc ships; the "
+                  "rules schedule the rest");
 }
 
 RuleContext rule_context(const ScheduleFlags& flags, const Target& target) {
@@ -64,6 +69,18 @@ IRModule schedule_module(const IRModule& m, const ScheduleFlags& flags, const Ta
       by_script.push_back(name);
     }
     scheduled = sch.mod();
+  }
+  if (!flags.policy.empty()) {
+    if (std::shared_ptr<const LoopPolicy> policy = load_policy(flags.policy)) {
+      Schedule sch(scheduled);
+      for (const std::string& name :
+           apply_policy(sch, *policy, EnvOptions{.threads = 1}, policy->episode_length(), by_script,
+                        cx.cpu.threads)) {
+        spdlog::debug("schedule {}: loop policy {}", name, flags.policy);
+        by_script.push_back(name);
+      }
+      scheduled = sch.mod();
+    }
   }
   spdlog::debug("schedule rules for {}", cx.cpu.describe());
   AutoScheduleResult result = auto_schedule(scheduled, cx, by_script);

@@ -1,6 +1,8 @@
 // How compile and run schedule a module: a user's --trace script, then the
-// best tuning record (--db) of every kernel the script left alone, then the
-// rules (tuner/auto_schedule.h) for the rest, unless --schedule=none.
+// best tuning record (--db) of every kernel the script left alone, then a
+// learned loop policy (--policy) for the contraction kernels still left,
+// then the rules (tuner/auto_schedule.h) for the rest, unless
+// --schedule=none.
 #pragma once
 
 #include <string>
@@ -18,6 +20,7 @@ struct ScheduleFlags {
   std::string cpu_model;      // fixed cache/thread model (tuner/space/cpu_model.h)
   std::string trace;          // a schedule script applied first
   std::string db;             // tuning records (tuner/records.h) applied next
+  std::string policy;         // a loop policy for the contraction kernels left (policy_flags.h)
 };
 
 void add_schedule_flags(CLI::App* cmd, ScheduleFlags& flags);

@@ -109,8 +109,11 @@ bool is_contraction_kernel(const PrimFunc& f) {
 
 std::vector<std::string> apply_policy(Schedule& sch, const LoopPolicy& policy,
                                       const EnvOptions& env, int steps,
-                                      const std::vector<std::string>& skip) {
+                                      const std::vector<std::string>& skip, int threads) {
   const LoopEnv loop_env(env);
+  EnvOptions parallel_options = env;
+  parallel_options.threads = std::max(threads, env.threads);
+  const LoopEnv parallel_env(parallel_options);
   std::vector<std::string> applied;
   const IRModule original = sch.mod();
   for (const auto& [name, f] : original.functions()) {
@@ -122,7 +125,11 @@ std::vector<std::string> apply_policy(Schedule& sch, const LoopPolicy& policy,
       continue;  // no block at all
     }
     if (!contraction) continue;
-    sch = policy_rollout(loop_env, policy, loop_env.start(sch, name), steps).state.sch;
+    LoopState end = policy_rollout(loop_env, policy, loop_env.start(sch, name), steps).state;
+    if (threads > 1 && env.threads <= 1)
+      if (std::optional<LoopState> par = parallel_env.step(end, Action{ActionKind::parallel}))
+        end = std::move(*par);
+    sch = std::move(end.sch);
     applied.push_back(name);
   }
   return applied;

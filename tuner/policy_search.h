@@ -48,11 +48,13 @@ void policy_beam_search(TuneTask& task, const LoopState& start);
 // kernels a loop policy schedules in a compile.
 bool is_contraction_kernel(const PrimFunc& f);
 
-// Schedules with the policy's rollout (`steps` actions, from the function as
-// it is in sch) every contraction kernel of sch that is not in `skip`.
-// Returns the functions it scheduled.
+// Schedules with the policy's rollout (`steps` actions in `env`, from the
+// function as it is in sch) every contraction kernel of sch that is not in
+// `skip`. With threads > 1 the result then takes the parallel action when it
+// can (a policy trained on one thread never learned it). Returns the
+// functions it scheduled.
 std::vector<std::string> apply_policy(Schedule& sch, const LoopPolicy& policy,
                                       const EnvOptions& env, int steps,
-                                      const std::vector<std::string>& skip = {});
+                                      const std::vector<std::string>& skip = {}, int threads = 1);
 
 }  // namespace tirc
