@@ -6,8 +6,13 @@
 // and the states explored per second; and the candidate throughput.
 //
 //   tirc_tune_bench [--quick] [--sample N | --matmul-bench-shapes] [--budgets 1,10,60]
-//                   [--strategies greedy,greedy2,beam,beam-dfs,random,evolutionary]
+//                   [--strategies greedy,greedy2,beam,beam-dfs,random,evolutionary,
+//                                 policy,policy-beam] [--policy FILE]
 //                   [--threads N] [--start plain|default] [-v]
+//
+// --policy: the trained loop policy (tirc train-policy) the policy
+// strategies use; "policy" is its greedy rollout, timed without measurement
+// in the "rollout" line, whatever the budget.
 //
 // --matmul-bench-shapes: tirc_matmul_bench's 25 shapes instead of the sample
 // (the tuned-matmul target against oneDNN).
@@ -28,6 +33,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -46,6 +52,8 @@
 #include "tuner/env.h"
 #include "tuner/fma_peak.h"
 #include "tuner/measure.h"
+#include "tuner/policy/q_network.h"
+#include "tuner/policy_search.h"
 #include "tuner/search.h"
 #include "tuner/space/cpu_model.h"
 #include "tuner/timing.h"
@@ -69,6 +77,7 @@ struct Options {
   bool budgets_given = false;
   bool verbose = false;  // -v: each search's best state (its actions) on stderr
   bool bench_shapes = false;  // --matmul-bench-shapes
+  std::string policy;         // --policy FILE: the network of policy, policy-beam
 };
 
 // One strategy at one budget on one nest.
@@ -206,6 +215,13 @@ int run(const Options& opt) {
       opt.start_default ? "rule default" : "untuned nest", budgets.c_str(), strategies.c_str());
 
   const LoopEnv env(EnvOptions{.threads = opt.threads});
+  std::shared_ptr<const LoopPolicy> policy;
+  if (!opt.policy.empty()) {
+    PolicyInfo info;
+    policy = load_q_network(opt.policy, &info);
+    std::printf("# policy %s: %s (%lld episodes)\n", opt.policy.c_str(), info.command.c_str(),
+                static_cast<long long>(info.episodes));
+  }
   // The untuned nest, the rule default and each search's best are measured
   // with this longer budget; the search's candidates with the Measurer's.
   MeasureOptions careful;
@@ -230,6 +246,7 @@ int run(const Options& opt) {
   std::vector<LoopState> starts;  // for the expansion rate
   long total_trials = 0;
   double total_search_seconds = 0;
+  std::vector<double> rollout_seconds;  // the policy's rollout per nest
   for (const MatmulShape& shape : shapes) {
     NestResult r;
     r.shape = shape;
@@ -250,13 +267,26 @@ int run(const Options& opt) {
     const LoopState start =
         opt.start_default ? env.start(rules.schedule, name) : env.start(Schedule(mod), name);
     if (starts.size() < 4) starts.push_back(start);
+    if (policy) {
+      const auto t0 = Clock::now();
+      const Rollout rollout = policy_rollout(env, *policy, start, policy->episode_length());
+      rollout_seconds.push_back(seconds_since(t0));
+      if (opt.verbose) {
+        std::string actions;
+        for (const Action& a : rollout.actions) actions += (actions.empty() ? "" : " ") + a.name();
+        std::fprintf(stderr, "%s: policy rollout %.3f s: %s\n", name.c_str(),
+                     rollout_seconds.back(), actions.c_str());
+      }
+    }
     for (const std::string& strategy : opt.strategies)
       for (double budget : opt.budgets) {
         Run run;
         Measurer search_measurer(func, search_measure);
+        SearchOptions search{.budget_seconds = budget};
+        search.policy = policy;
         TuneTask task(
-            env, [&](const PrimFunc& f) { return search_measurer.measure(f); },
-            SearchOptions{.budget_seconds = budget}, RuleSpace{mod, name, RuleContext{.cpu = cpu}});
+            env, [&](const PrimFunc& f) { return search_measurer.measure(f); }, search,
+            RuleSpace{mod, name, RuleContext{.cpu = cpu}});
         const std::string where = name + " " + strategy + "@" + budget_label(budget);
         task.on_measured(
             [&](const LoopState&, const Measurement& got, double) { failures.add(got, where); });
@@ -351,6 +381,12 @@ int run(const Options& opt) {
       "no measured best; trials: mean candidates measured per nest; states/s: states valued, "
       "cache hits included, per second of search)\n");
 
+  if (!rollout_seconds.empty())
+    std::printf("\npolicy rollout (no measurement): mean %.3f s, max %.3f s per nest\n",
+                std::accumulate(rollout_seconds.begin(), rollout_seconds.end(), 0.0) /
+                    static_cast<double>(rollout_seconds.size()),
+                *std::max_element(rollout_seconds.begin(), rollout_seconds.end()));
+
   double expanded_per_s = 0, states_per_s = 0;
   if (!starts.empty())
     expansion_rate(env, starts, opt.quick ? 60 : 300, expanded_per_s, states_per_s);
@@ -400,8 +436,8 @@ int main(int argc, char** argv) {
   using namespace tirc;
   const char* usage =
       "usage: %s [--quick] [--sample N | --matmul-bench-shapes] [--budgets 1,10,60] "
-      "[--strategies greedy,greedy2,beam,beam-dfs,random,evolutionary] [--threads N] "
-      "[--start plain|default] [-v]\n";
+      "[--strategies greedy,greedy2,beam,beam-dfs,random,evolutionary,policy,policy-beam] "
+      "[--policy FILE] [--threads N] [--start plain|default] [-v]\n";
   try {
     Options opt;
     for (int i = 1; i < argc; ++i) {
@@ -411,6 +447,8 @@ int main(int argc, char** argv) {
         opt.quick = true;
       } else if (a == "-v" || a == "--verbose") {
         opt.verbose = true;
+      } else if (a == "--policy" && has_value) {
+        opt.policy = argv[++i];
       } else if (a == "--matmul-bench-shapes") {
         opt.bench_shapes = true;
       } else if (a == "--sample" && has_value) {

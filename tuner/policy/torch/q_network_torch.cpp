@@ -35,6 +35,8 @@ void use_one_thread() {
     }
 }
 
+// Names are stored comma-joined (actions and counter names have no commas);
+// q_network.cpp joins them the same way for its messages.
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& s : items) out += (out.empty() ? "" : ",") + s;
