@@ -46,6 +46,13 @@ const std::vector<Action>& all_actions() {
   return actions;
 }
 
+size_t action_index(const Action& a) {
+  const std::vector<Action>& all = all_actions();
+  const auto it = std::find(all.begin(), all.end(), a);
+  if (it == all.end()) throw Error("tuner: the action " + a.name() + " is not one of the actions");
+  return static_cast<size_t>(it - all.begin());
+}
+
 std::optional<Action> parse_action(const std::string& name) {
   for (const Action& a : all_actions())
     if (a.name() == name) return a;

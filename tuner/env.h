@@ -41,6 +41,8 @@ struct Action {
 // unroll, cache_write, fuse_consumers.
 const std::vector<Action>& all_actions();
 std::optional<Action> parse_action(const std::string& name);
+// The index of `a` in all_actions() (what a policy's output is indexed by).
+size_t action_index(const Action& a);
 
 struct LoopState {
   Schedule sch;

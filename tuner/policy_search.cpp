@@ -20,22 +20,20 @@ int best_legal_action(const std::vector<float>& q, const std::vector<bool>& lega
 
 namespace {
 
-// The value of each action in s: all_actions() order, -inf where illegal,
-// with the legal children.
+// The policy's value of every action in s (all_actions() order), the legal
+// children, and which actions are legal.
 struct Scored {
   std::vector<float> q;
   std::vector<std::pair<Action, LoopState>> children;
-  std::vector<int> child_action;  // index into all_actions() of each child
+  std::vector<bool> legal;
 };
 
 Scored score(const LoopEnv& env, const LoopPolicy& policy, const LoopState& s, int step) {
   Scored out;
   out.q = policy.q_values(observe(s, env.options(), step, policy.episode_length()));
   out.children = env.children(s);
-  const std::vector<Action>& actions = all_actions();
-  for (const auto& [a, next] : out.children)
-    out.child_action.push_back(
-        static_cast<int>(std::find(actions.begin(), actions.end(), a) - actions.begin()));
+  out.legal.assign(all_actions().size(), false);
+  for (const auto& [a, next] : out.children) out.legal[action_index(a)] = true;
   return out;
 }
 
@@ -51,14 +49,12 @@ Rollout policy_rollout(const LoopEnv& env, const LoopPolicy& policy, const LoopS
   Rollout r{start, {}};
   for (int step = 0; step < steps; ++step) {
     Scored s = score(env, policy, r.state, step);
-    std::vector<bool> legal(all_actions().size(), false);
-    for (int a : s.child_action) legal[static_cast<size_t>(a)] = true;
-    const int pick = best_legal_action(s.q, legal);
+    const int pick = best_legal_action(s.q, s.legal);
     if (pick < 0) break;
-    for (size_t c = 0; c < s.children.size(); ++c)
-      if (s.child_action[c] == pick) {
-        r.actions.push_back(s.children[c].first);
-        r.state = std::move(s.children[c].second);
+    for (auto& [a, next] : s.children)
+      if (action_index(a) == static_cast<size_t>(pick)) {
+        r.actions.push_back(a);
+        r.state = std::move(next);
         break;
       }
   }
@@ -80,9 +76,8 @@ void policy_beam_search(TuneTask& task, const LoopState& start) {
     std::vector<std::pair<float, LoopState>> ranked;
     for (const LoopState& s : beam) {
       Scored sc = score(task.env(), policy, s, depth);
-      for (size_t c = 0; c < sc.children.size(); ++c)
-        ranked.emplace_back(sc.q[static_cast<size_t>(sc.child_action[c])],
-                            std::move(sc.children[c].second));
+      for (auto& [a, next] : sc.children)
+        ranked.emplace_back(sc.q[action_index(a)], std::move(next));
     }
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });

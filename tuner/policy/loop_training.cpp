@@ -111,7 +111,7 @@ class LoopEpisode final : public RlEpisode {
   std::vector<bool> legal() const override {
     children_ = env_.children(state_);
     std::vector<bool> out(all_actions().size(), false);
-    for (const auto& [a, next] : *children_) out[index_of(a)] = true;
+    for (const auto& [a, next] : *children_) out[action_index(a)] = true;
     return out;
   }
 
@@ -130,11 +130,6 @@ class LoopEpisode final : public RlEpisode {
   }
 
  private:
-  static size_t index_of(const Action& a) {
-    const std::vector<Action>& all = all_actions();
-    return static_cast<size_t>(std::find(all.begin(), all.end(), a) - all.begin());
-  }
-
   const DatasetEntry& kernel_;
   PolicyMeasurements& measurements_;
   const LoopEnv& env_;
