@@ -169,7 +169,7 @@ void add_tune_command(CLI::App& app, int& status) {
                   "Write an HTML page with the best GFLOPS over time of every kernel");
   cmd->add_option("--start", opts->start,
                   "default: search from the rule schedule; plain: from the untransformed nest "
-                  "(the default for the policy strategies; default for the others)")
+                  "(plain is the default for the policy strategies, default for the others)")
       ->check(CLI::IsMember({"default", "plain"}));
   cmd->add_option("--policy", opts->policy,
                   "The trained loop policy of --strategy policy|policy-beam (tirc train-policy); "
