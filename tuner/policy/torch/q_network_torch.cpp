@@ -270,9 +270,8 @@ void TorchQNetwork::save(const std::string& path, const PolicyInfo& info) const 
   }
 }
 
+// Reached only through load_q_network, which has checked that the file exists.
 std::unique_ptr<TorchQNetwork> TorchQNetwork::load(const std::string& path, PolicyInfo* info) {
-  if (!std::filesystem::is_regular_file(path))
-    throw Error("the policy file '" + path + "' does not exist");
   try {
     torch::serialize::InputArchive a;
     a.load_from(path);
