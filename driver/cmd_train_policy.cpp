@@ -39,6 +39,8 @@ struct TrainOptions {
   int threads = 2;
   int kernels = 256;
   int eval = 16;
+  int validate = 24;
+  double learning_rate = 5e-4;
   int episode_length = 10;
   uint64_t seed = 0;
 };
@@ -122,6 +124,14 @@ int run_train_policy(const TrainOptions& o) {
     throw Error("--dataset '" + o.dataset + "' has no kernel in the training split");
   std::mt19937_64 pick(o.seed);
   std::shuffle(train.begin(), train.end(), pick);
+  // The validation kernels come out of the training split (never trained
+  // on) and choose which network is written; the test split is measured
+  // once, at the end, on the chosen network.
+  const size_t validate_count =
+      std::min(static_cast<size_t>(o.validate), train.size() / 5);
+  const std::vector<DatasetEntry> validation(train.begin(),
+                                             train.begin() + static_cast<long>(validate_count));
+  train.erase(train.begin(), train.begin() + static_cast<long>(validate_count));
   if (o.kernels > 0 && train.size() > static_cast<size_t>(o.kernels))
     train.resize(static_cast<size_t>(o.kernels));
   const std::vector<DatasetEntry> held_out = spread(test, static_cast<size_t>(o.eval));
@@ -138,35 +148,9 @@ int run_train_policy(const TrainOptions& o) {
   dq.seed = o.seed;
   dq.budget_seconds = budget;
   dq.report_seconds = eval_every;
+  dq.learning_rate = o.learning_rate;
   DqnTrainer trainer(env, dq);
   const std::string checkpoint = o.out + ".ckpt";
-  if (o.resume) {
-    trainer.load_checkpoint(checkpoint);
-    spdlog::info("resumed from {}: {} episodes, {} updates", checkpoint, trainer.episodes(),
-                 trainer.updates());
-  }
-  std::cout << "training on " << train.size() << " kernels of " << o.dataset << " ("
-            << held_out.size() << " held out for the curve), " << o.threads << " actors, "
-            << record_target(pmo.rules) << ", " << record_cpu(pmo.rules) << ", peak "
-            << static_cast<int>(pmo.peak_gflops) << " GFLOPS, budget " << o.budget << std::endl;
-
-  std::vector<PolicyEvaluation> last;
-  trainer.train([&](const DqnProgress& p, const QNetwork& net) {
-    last = evaluate_policy(net, held_out, measurements, env_options, o.episode_length);
-    const double speedup = geomean_speedup(last);
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "[%6.1f min] episodes %lld, updates %lld, mean return %.4f, loss %.5f, "
-                  "test speedup %.2fx, measured %lld, recalled %lld",
-                  p.seconds / 60, static_cast<long long>(p.episodes),
-                  static_cast<long long>(p.updates), p.mean_return, p.loss, speedup,
-                  static_cast<long long>(measurements.measured()),
-                  static_cast<long long>(measurements.recalled()));
-    std::cout << line << std::endl;
-    trainer.save_checkpoint(checkpoint);
-    return speedup;
-  });
-  trainer.save_checkpoint(checkpoint);
 
   PolicyInfo info;
   for (const Action& a : all_actions()) info.actions.push_back(a.name());
@@ -174,23 +158,80 @@ int run_train_policy(const TrainOptions& o) {
   info.target = record_target(pmo.rules) + ", " + record_cpu(pmo.rules);
   std::ostringstream cmd;
   cmd << "tirc train-policy --dataset " << o.dataset << " --budget " << o.budget << " --threads "
-      << o.threads << " --kernels " << o.kernels << " --episode-length " << o.episode_length
+      << o.threads << " --kernels " << o.kernels << " --validate " << o.validate
+      << " --learning-rate " << o.learning_rate << " --episode-length " << o.episode_length
       << " --seed " << o.seed;
   info.command = cmd.str();
   info.seed = o.seed;
-  info.episodes = trainer.episodes();
-  trainer.online().save(o.out, info);
+
+  // The best network on the validation kernels so far; written to the
+  // output each time it improves, so an interrupted run leaves it there.
+  std::unique_ptr<QNetwork> best =
+      make_q_network(trainer.online().shape(), o.seed, o.episode_length);
+  double best_speedup = -1;
+  const auto validate = [&](const QNetwork& net) {
+    return validation.empty() ? 0.0
+                              : geomean_speedup(evaluate_policy(net, validation, measurements,
+                                                                env_options, o.episode_length));
+  };
+  if (o.resume) {
+    trainer.load_checkpoint(checkpoint);
+    spdlog::info("resumed from {}: {} episodes, {} updates", checkpoint, trainer.episodes(),
+                 trainer.updates());
+    if (std::filesystem::exists(o.out)) {
+      best->copy_weights(*load_q_network(o.out));
+      best_speedup = validate(*best);
+    }
+  }
+  std::cout << "training on " << train.size() << " kernels of " << o.dataset << " ("
+            << validation.size() << " to validate, " << held_out.size() << " to test), "
+            << o.threads << " actors, " << record_target(pmo.rules) << ", "
+            << record_cpu(pmo.rules) << ", peak " << static_cast<int>(pmo.peak_gflops)
+            << " GFLOPS, budget " << o.budget << std::endl;
+
+  trainer.train([&](const DqnProgress& p, const QNetwork& net) {
+    // Without validation kernels (a tiny dataset) the last network is kept.
+    const double speedup = validate(net);
+    const bool better = validation.empty() || speedup > best_speedup;
+    if (better) {
+      best_speedup = speedup;
+      best->copy_weights(net);
+      info.episodes = p.episodes;
+      best->save(o.out, info);
+    }
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "[%6.1f min] episodes %lld, updates %lld, mean return %.4f, loss %.5f, "
+                  "validation speedup %.2fx%s, measured %lld, recalled %lld",
+                  p.seconds / 60, static_cast<long long>(p.episodes),
+                  static_cast<long long>(p.updates), p.mean_return, p.loss, speedup,
+                  better ? " (kept)" : "", static_cast<long long>(measurements.measured()),
+                  static_cast<long long>(measurements.recalled()));
+    std::cout << line << std::endl;
+    trainer.save_checkpoint(checkpoint);
+    return speedup;
+  });
+  trainer.save_checkpoint(checkpoint);
+
+  const std::vector<PolicyEvaluation> tested =
+      evaluate_policy(*best, held_out, measurements, env_options, o.episode_length);
 
   std::vector<PolicyRolloutRow> rows;
-  std::cout << "final policy on the held-out kernels:\n";
-  for (const PolicyEvaluation& e : last) {
+  char head[160];
+  std::snprintf(head, sizeof head,
+                "the kept policy (%lld episodes, validation speedup %.2fx) on the test kernels: "
+                "geomean speedup %.2fx\n",
+                static_cast<long long>(info.episodes), best_speedup, geomean_speedup(tested));
+  std::cout << head;
+  for (const PolicyEvaluation& e : tested) {
     rows.push_back({e.kernel, e.plain_gflops, e.policy_gflops, actions_text(e.actions)});
     char line[160];
     std::snprintf(line, sizeof line, "  %-24s %8.2f -> %8.2f GFLOPS  ", e.kernel.c_str(),
                   e.plain_gflops, e.policy_gflops);
     std::cout << line << actions_text(e.actions) << "\n";
   }
-  std::cout << "wrote " << o.out << " (" << trainer.episodes() << " episodes); checkpoint "
+  std::cout << "wrote " << o.out << " (" << info.episodes << " of " << trainer.episodes()
+            << " episodes); checkpoint "
             << checkpoint << std::endl;
   if (!o.report.empty()) {
     std::vector<TrainingCurvePoint> curve;
@@ -225,11 +266,19 @@ void add_train_policy_command(CLI::App& app, int& status) {
                   "Train on this many kernels of the training split (0: all)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--eval", opts->eval, "Held-out kernels measured for the learning curve")
+  cmd->add_option("--eval", opts->eval, "Test-split kernels the kept policy is measured on")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  cmd->add_option("--validate", opts->validate,
+                  "Training-split kernels held out to choose the network written (at most a "
+                  "fifth of the split)")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--learning-rate", opts->learning_rate, "Adam's learning rate")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--eval-every", opts->eval_every,
-                  "How often the curve is measured and the checkpoint written")
+                  "How often the validation kernels are measured and the checkpoint written")
       ->capture_default_str();
   cmd->add_option("--episode-length", opts->episode_length, "Actions per episode")
       ->check(CLI::Range(1, 100))

@@ -370,19 +370,19 @@ void write_training_report(std::ostream& out, const std::string& title, const st
   std::vector<std::pair<double, double>> returns, speedups;
   for (const TrainingCurvePoint& p : curve) {
     returns.emplace_back(p.seconds / 60, p.mean_return);
-    if (p.test_speedup > 0) speedups.emplace_back(p.seconds / 60, p.test_speedup);
+    if (p.validation_speedup > 0) speedups.emplace_back(p.seconds / 60, p.validation_speedup);
   }
   write_series_plot(out, "mean episode return (last 100)", returns, "training time (min)", "return",
                     colour(0));
-  write_series_plot(out, "test-split speedup over the untuned nest", speedups,
+  write_series_plot(out, "validation speedup over the untuned nest", speedups,
                     "training time (min)", "geomean speedup", colour(1));
   out << "</div>\n<h2>Curve</h2>\n<table>\n<thead><tr><th>minutes</th><th>episodes</th>"
-         "<th>mean return</th><th>test speedup</th></tr></thead>\n<tbody>\n";
+         "<th>mean return</th><th>validation speedup</th></tr></thead>\n<tbody>\n";
   for (const TrainingCurvePoint& p : curve)
     out << "<tr><td>" << format("%.1f", p.seconds / 60) << "</td><td>" << p.episodes << "</td><td>"
-        << format("%.4f", p.mean_return) << "</td><td>" << figure(p.test_speedup, "%.2fx")
+        << format("%.4f", p.mean_return) << "</td><td>" << figure(p.validation_speedup, "%.2fx")
         << "</td></tr>\n";
-  out << "</tbody>\n</table>\n<h2>The final policy on the test kernels</h2>\n<table>\n"
+  out << "</tbody>\n</table>\n<h2>The kept policy on the test kernels</h2>\n<table>\n"
          "<thead><tr><th>kernel</th><th>actions</th><th>untuned GFLOPS</th>"
          "<th>policy GFLOPS</th><th>speedup</th></tr></thead>\n<tbody>\n";
   for (const PolicyRolloutRow& r : rollouts)

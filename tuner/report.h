@@ -57,19 +57,19 @@ struct TrainingCurvePoint {
   double seconds = 0;
   int64_t episodes = 0;
   double mean_return = 0;   // of the last 100 episodes
-  double test_speedup = 0;  // geomean over the held-out kernels (0: not measured)
+  double validation_speedup = 0;  // geomean over the validation kernels (0: not measured)
 };
 
-// The policy's rollout on one held-out kernel.
+// The policy's rollout on one test kernel.
 struct PolicyRolloutRow {
   std::string kernel;
   double plain_gflops = 0, policy_gflops = 0;
   std::string actions;  // "split_16 down vectorize ..."
 };
 
-// One HTML page: the learning curve (mean return and test-split speedup
-// against training time, in minutes), its table, and the final policy's
-// action sequence and speedup on each held-out kernel. Strings are escaped.
+// One HTML page: the learning curve (mean return and validation speedup
+// against training time, in minutes), its table, and the kept policy's
+// action sequence and speedup on each test kernel. Strings are escaped.
 void write_training_report(std::ostream& out, const std::string& title, const std::string& subtitle,
                            const std::vector<TrainingCurvePoint>& curve,
                            const std::vector<PolicyRolloutRow>& rollouts);
