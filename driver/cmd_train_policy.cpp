@@ -127,8 +127,7 @@ int run_train_policy(const TrainOptions& o) {
   // The validation kernels come out of the training split (never trained
   // on) and choose which network is written; the test split is measured
   // once, at the end, on the chosen network.
-  const size_t validate_count =
-      std::min(static_cast<size_t>(o.validate), train.size() / 5);
+  const size_t validate_count = std::min(static_cast<size_t>(o.validate), train.size() / 5);
   const std::vector<DatasetEntry> validation(train.begin(),
                                              train.begin() + static_cast<long>(validate_count));
   train.erase(train.begin(), train.begin() + static_cast<long>(validate_count));
@@ -185,9 +184,9 @@ int run_train_policy(const TrainOptions& o) {
   }
   std::cout << "training on " << train.size() << " kernels of " << o.dataset << " ("
             << validation.size() << " to validate, " << held_out.size() << " to test), "
-            << o.threads << " actors, " << record_target(pmo.rules) << ", "
-            << record_cpu(pmo.rules) << ", peak " << static_cast<int>(pmo.peak_gflops)
-            << " GFLOPS, budget " << o.budget << std::endl;
+            << o.threads << " actors, " << record_target(pmo.rules) << ", " << record_cpu(pmo.rules)
+            << ", peak " << static_cast<int>(pmo.peak_gflops) << " GFLOPS, budget " << o.budget
+            << std::endl;
 
   trainer.train([&](const DqnProgress& p, const QNetwork& net) {
     // Without validation kernels (a tiny dataset) the last network is kept.
@@ -231,8 +230,7 @@ int run_train_policy(const TrainOptions& o) {
     std::cout << line << actions_text(e.actions) << "\n";
   }
   std::cout << "wrote " << o.out << " (" << info.episodes << " of " << trainer.episodes()
-            << " episodes); checkpoint "
-            << checkpoint << std::endl;
+            << " episodes); checkpoint " << checkpoint << std::endl;
   if (!o.report.empty()) {
     std::vector<TrainingCurvePoint> curve;
     for (const DqnProgress& p : trainer.curve())
