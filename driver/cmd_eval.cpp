@@ -21,6 +21,8 @@ struct EvalOptions {
   bool check_races = false;
   std::string inputs_dir;
   std::string outputs_dir;
+  std::string expect_dir;
+  double rtol = 0, atol = 0;
   std::vector<std::string> scalars;  // NAME=VALUE
 };
 
@@ -37,6 +39,30 @@ std::map<std::string, double> parse_scalars(const std::vector<std::string>& item
   return out;
 }
 
+// Compares an output with DIR/<buffer>.npy; says which element differs.
+bool matches_expected(const std::string& func, const std::string& buffer, const NDArray& out,
+                      const EvalOptions& o) {
+  const std::string path = o.expect_dir + "/" + buffer + ".npy";
+  const NDArray expected = read_npy(path);
+  if (expected.dtype() != out.dtype() || expected.shape() != out.shape()) {
+    std::cout << func << ": " << buffer << " is " << describe(out) << " but " << path << " is "
+              << describe(expected) << "\n";
+    return false;
+  }
+  const int64_t at = out.first_mismatch(expected, o.rtol, o.atol);
+  if (at < 0) {
+    std::cout << func << ": " << buffer << " matches " << path << "\n";
+    return true;
+  }
+  const auto value = [&](const NDArray& a) {
+    return a.dtype().is_float() ? fmt::format("{}", a.get_float(at))
+                                : fmt::format("{}", a.get_int(at));
+  };
+  std::cout << func << ": " << buffer << " differs from " << path << " at element " << at
+            << ": " << value(out) << " vs " << value(expected) << "\n";
+  return false;
+}
+
 int run_eval(const EvalOptions& o) {
   IRModule m = load_module(o.file);
   if (!o.func.empty()) m.at(o.func);  // a clear error for an unknown name
@@ -44,6 +70,7 @@ int run_eval(const EvalOptions& o) {
   // Every function runs in the module's context, so an entry that calls
   // kernels and binds constants runs like any kernel; each is compiled once.
   const CompiledModule compiled(m);
+  int status = kOk;
   for (const auto& [name, f] : m.functions()) {
     if (!o.func.empty() && name != o.func) continue;
     Inputs in = make_inputs(f, o.seed, !o.real_inputs, o.inputs_dir, parse_scalars(o.scalars));
@@ -68,9 +95,10 @@ int run_eval(const EvalOptions& o) {
         write_npy(path, out);
         spdlog::info("{}: wrote {}", buffer, path);
       }
+      if (!o.expect_dir.empty() && !matches_expected(name, buffer, out, o)) status = kBadInput;
     }
   }
-  return kOk;
+  return status;
 }
 }  // namespace
 
@@ -89,6 +117,10 @@ void add_eval_command(CLI::App& app, int& status) {
       "element, or one reads what another writes; run parallel iterations shuffled");
   cmd->add_option("--inputs", o->inputs_dir, "Read inputs from DIR/<buffer>.npy where present");
   cmd->add_option("--outputs", o->outputs_dir, "Write outputs to DIR/<buffer>.npy");
+  cmd->add_option("--expect", o->expect_dir,
+                  "Compare each output with DIR/<buffer>.npy (exit 1 if one differs)");
+  cmd->add_option("--rtol", o->rtol, "With --expect: relative tolerance (default 0: bit for bit)");
+  cmd->add_option("--atol", o->atol, "With --expect: absolute tolerance");
   cmd->add_option("--param", o->scalars, "Value of a scalar parameter, NAME=VALUE (repeatable)")
       ->delimiter(',')
       ->type_name("NAME=VALUE");

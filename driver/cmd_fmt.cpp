@@ -14,6 +14,7 @@ struct FmtOptions {
   std::string output;
   bool in_place = false;
   bool check = false;
+  std::string surface;  // classic, tirx, or empty: the input's
 };
 
 int run_fmt(const FmtOptions& o) {
@@ -28,7 +29,12 @@ int run_fmt(const FmtOptions& o) {
   int status = kOk;
   for (const std::string& path : o.files) {
     std::string original = read_file(path);
-    std::string text = print(parse_module(original, path));
+    Surface surface = Surface::classic;
+    ParseOptions parse;
+    parse.surface = &surface;
+    const IRModule m = parse_module(original, path, parse);
+    if (!o.surface.empty()) surface = *parse_surface_name(o.surface);
+    std::string text = print(m, surface);
     if (o.check) {
       if (text != original) {
         std::cerr << path << ": not in canonical form\n";
@@ -53,6 +59,10 @@ void add_fmt_command(CLI::App& app, int& status) {
   cmd->add_option("-o,--output", opts->output, "Write the result to this file instead of stdout");
   cmd->add_flag("-i,--in-place", opts->in_place, "Rewrite the files in place");
   cmd->add_flag("--check", opts->check, "Only check that the files are in canonical form (exit 1 if not)");
+  cmd->add_option("--surface", opts->surface,
+                  "Print TVM's classic TIR surface (T.block, TVM <= 0.23) or its TIRx surface "
+                  "(T.sblock, TVM 0.27); default: the surface each input uses")
+      ->check(CLI::IsMember({"classic", "tirx"}));
   cmd->callback([opts, &status] { status = run_fmt(*opts); });
 }
 

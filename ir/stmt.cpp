@@ -2,6 +2,15 @@
 
 namespace tirc {
 
+Expr make_annotation_list(std::vector<Expr> elements) {
+  return make_call(DataType::handle(), kAnnotationList, std::move(elements));
+}
+
+const std::vector<Expr>* annotation_list_elements(const Expr& e) {
+  auto* call = e.as<CallNode>();
+  return call && call->op == kAnnotationList ? &call->args : nullptr;
+}
+
 const char* to_string(StmtKind kind) {
   switch (kind) {
     case StmtKind::BufferStore: return "BufferStore";

@@ -28,8 +28,17 @@ enum class StmtKind : uint8_t {
 const char* to_string(StmtKind kind);
 
 // Ordered key -> value map for loop, block and function attributes. Values are
-// immediates (int, float, bool, string).
+// immediates (int, float, bool, string) or lists of them
+// (make_annotation_list).
 using Annotations = std::map<std::string, Expr>;
+
+// A list value of an annotation, as TVM writes `"layout_free_buffers": [1]`
+// or `"buffer_dim_align": [[0, 2, 16, 3]]`: a handle-typed call of
+// kAnnotationList whose arguments are the elements (immediates or lists).
+inline constexpr const char* kAnnotationList = "tirc.annotation_list";
+Expr make_annotation_list(std::vector<Expr> elements);
+// The elements when `e` is such a list, else nullptr.
+const std::vector<Expr>* annotation_list_elements(const Expr& e);
 
 class StmtNode {
  public:

@@ -69,8 +69,11 @@ class Schedule {
   std::vector<BlockRV> get_consumers(BlockRV block);
 
   // ---- loops (schedule/split.cpp, fuse.cpp, reorder.cpp) ---------------------
+  // disable_predication (TVM 0.27): the caller promises the factors cover
+  // the extent exactly; a split that would need a predicate is refused
+  // (TVM drops the predicate and accesses out of bounds).
   std::vector<LoopRV> split(LoopRV loop, const std::vector<SplitFactor>& factors,
-                            bool preserve_unit_iters = true);
+                            bool preserve_unit_iters = true, bool disable_predication = false);
   LoopRV fuse(const std::vector<LoopRV>& loops, bool preserve_unit_iters = true);
   void reorder(const std::vector<LoopRV>& ordered_loops);
   LoopRV add_unit_loop(BlockOrLoop target);

@@ -8,7 +8,7 @@
 namespace tirc {
 
 std::vector<LoopRV> Schedule::split(LoopRV loop_rv, const std::vector<SplitFactor>& factors,
-                                    bool preserve_unit_iters) {
+                                    bool preserve_unit_iters, bool disable_predication) {
   const std::string P = "split";
   const LoopEntry entry = resolve(loop_rv, P);
   const PrimFunc& f = mod_.at(entry.func);
@@ -73,6 +73,11 @@ std::vector<LoopRV> Schedule::split(LoopRV loop_rv, const std::vector<SplitFacto
     throw ScheduleError(
         P, "the factors of loop " + name + " overflow its type " + loop->loop_var->dtype.str());
   const bool over_cover = product > *extent;
+  if (over_cover && disable_predication)
+    throw ScheduleError(P, "disable_predication=True, but the factors' product " +
+                               std::to_string(product) + " exceeds the extent " +
+                               std::to_string(*extent) + " of loop " + name +
+                               ": the split needs its predicate");
   if (over_cover && has_stmt_outside_blocks(loop->body))
     throw ScheduleError(
         P, "loop " + name + " holds statements outside blocks, which a predicate cannot guard");
@@ -113,6 +118,7 @@ std::vector<LoopRV> Schedule::split(LoopRV loop_rv, const std::vector<SplitFacto
   inst.keywords.emplace_back("loop", TraceValue(trace_rv(loop_rv)));
   inst.keywords.emplace_back("factors", TraceValue(std::move(recorded)));
   inst.keywords.emplace_back("preserve_unit_iters", TraceValue(preserve_unit_iters));
+  if (disable_predication) inst.keywords.emplace_back("disable_predication", TraceValue(true));
   std::vector<LoopRV> out;
   for (const Var& v : vars) {
     out.push_back(new_loop_rv(entry.func, v));

@@ -44,7 +44,8 @@ class Replayer {
           factors.emplace_back(ExprRV{handle(f, 'v')});
         }
       }
-      bind(ids(sch_.split(loop(kw("loop")), factors, opt_bool("preserve_unit_iters", true))));
+      bind(ids(sch_.split(loop(kw("loop")), factors, opt_bool("preserve_unit_iters", true),
+                          opt_bool("disable_predication", false))));
     } else if (k == "fuse") {
       bind({sch_.fuse(loops(inst.positional), opt_bool("preserve_unit_iters", true)).id});
     } else if (k == "reorder") {
@@ -65,8 +66,12 @@ class Replayer {
       sch_.bind(loop(kw("loop")), string_kw("thread_axis"));
       bind({});
     } else if (k == "annotate") {
+      // A sampled value (sample_categorical's v3) annotates with what it drew.
+      const TraceValue& value = kw("ann_val");
       sch_.annotate(block_or_loop(kw("block_or_loop")), string_kw("ann_key"),
-                    scalar(kw("ann_val")));
+                    std::holds_alternative<TraceRV>(value.v)
+                        ? scalar(TraceValue(sch_.get(ExprRV{handle(value, 'v')})))
+                        : scalar(value));
       bind({});
     } else if (k == "unannotate") {
       sch_.unannotate(block_or_loop(kw("block_or_loop")), string_kw("ann_key"));
@@ -111,6 +116,12 @@ class Replayer {
     } else if (k == "transform_layout") {
       const auto* m = std::get_if<std::shared_ptr<const IndexMap>>(&kw("index_map").v);
       if (!m || !*m) fail("index_map must be an index map");
+      // tirc moves elements only where the map is a bijection onto the new
+      // shape (it proves so whatever assume_injective_transform says), so
+      // there is no padding to fill.
+      if (const TraceValue* pad = inst.keyword("pad_value"); pad && !pad->is_none())
+        fail("pad_value=" + print_value(*pad) +
+             " is not supported: tirc's transform_layout does not pad buffers");
       sch_.transform_layout(block(kw("block")), buffer_index(kw("buffer")), **m);
       bind({});
     } else if (k == "reindex") {

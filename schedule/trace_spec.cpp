@@ -27,7 +27,8 @@ const std::vector<PrimitiveSpec>& table() {
       {"split",
        {{"loop", P::Loop, true},
         {"factors", P::FactorList, true},
-        {"preserve_unit_iters", P::Bool, false}},
+        {"preserve_unit_iters", P::Bool, false},
+        {"disable_predication", P::Bool, false}},
        Pos::None,
        Outputs::List,
        'l'},
@@ -45,7 +46,7 @@ const std::vector<PrimitiveSpec>& table() {
       {"annotate",
        {{"block_or_loop", P::BlockOrLoop, true},
         {"ann_key", P::String, true},
-        {"ann_val", P::Scalar, true}},
+        {"ann_val", P::ScalarOrSample, true}},
        Pos::None,
        Outputs::None,
        0},
@@ -107,7 +108,9 @@ const std::vector<PrimitiveSpec>& table() {
       {"transform_layout",
        {{"block", P::Block, true},
         {"buffer", P::BufferTuple, true},
-        {"index_map", P::IndexMapValue, true}},
+        {"index_map", P::IndexMapValue, true},
+        {"pad_value", P::OptScalar, false},
+        {"assume_injective_transform", P::Bool, false}},
        Pos::None,
        Outputs::None,
        0},
@@ -171,9 +174,15 @@ bool is_int(const TraceValue& v) {
   return std::holds_alternative<int64_t>(v.v);
 }
 
+bool is_scalar(const TraceValue& v) {
+  return is_int(v) || std::holds_alternative<double>(v.v) || std::holds_alternative<bool>(v.v) ||
+         std::holds_alternative<std::string>(v.v);
+}
+
 }  // namespace
 
 const PrimitiveSpec* find_primitive(std::string_view kind) {
+  if (kind == "get_sblock") kind = "get_block";  // TVM 0.27's name of it
   for (const PrimitiveSpec& s : table())
     if (kind == s.kind) return &s;
   return nullptr;
@@ -212,6 +221,10 @@ std::string describe(ParamType type) {
       return "a string";
     case P::Scalar:
       return "an integer, float, bool or string";
+    case P::ScalarOrSample:
+      return "an integer, float, bool, string or sampled value";
+    case P::OptScalar:
+      return "None or an integer, float, bool or string";
     case P::IntList:
       return "a list of integers";
     case P::FloatList:
@@ -254,9 +267,11 @@ std::optional<std::string> check_value(ParamType type, TraceValue& value,
       case P::String:
         return std::holds_alternative<std::string>(value.v);
       case P::Scalar:
-        return is_int(value) || std::holds_alternative<double>(value.v) ||
-               std::holds_alternative<bool>(value.v) ||
-               std::holds_alternative<std::string>(value.v);
+        return is_scalar(value);
+      case P::ScalarOrSample:
+        return is_scalar(value) || is_rv_of(value, 'v', defined, &why);
+      case P::OptScalar:
+        return value.is_none() || is_scalar(value);
       case P::IntList:
         if (!list) return false;
         for (const TraceValue& x : *list)

@@ -22,6 +22,8 @@ enum class ParamType {
   Bool,           // True / False
   String,         // "..."
   Scalar,         // an annotation value: int, float, bool or string
+  ScalarOrSample, // a Scalar or a sampled value (v3)
+  OptScalar,      // None or a Scalar
   IntList,        // [1, 2]
   FloatList,      // [0.5, 0.5] (integers are read as floats)
   FactorList,     // split factors: [None, 32, v3]

@@ -452,6 +452,22 @@ Expr Parser::parse_t_expr(const Token& t_tok) {
     auto args = parse_call_args(name, 2, 2);
     return make_binary_at(kind, args[0], args[1], name);
   };
+  // TVM prints an operator as a call of its node (T.Add(a, b), T.Mul(0, 137))
+  // where the infix form would be folded when parsed back.
+  static const std::unordered_map<std::string, ExprKind> kNodeCalls = {
+      {"Add", ExprKind::Add}, {"Sub", ExprKind::Sub},           {"Mul", ExprKind::Mul},
+      {"Div", ExprKind::Div}, {"Mod", ExprKind::Mod},           {"FloorDiv", ExprKind::FloorDiv},
+      {"Min", ExprKind::Min}, {"FloorMod", ExprKind::FloorMod}, {"Max", ExprKind::Max},
+      {"EQ", ExprKind::EQ},   {"NE", ExprKind::NE},             {"LT", ExprKind::LT},
+      {"LE", ExprKind::LE},   {"GT", ExprKind::GT},             {"GE", ExprKind::GE},
+      {"And", ExprKind::And}, {"Or", ExprKind::Or}};
+  if (auto it = kNodeCalls.find(f); it != kNodeCalls.end()) return binary_call(it->second);
+  if (f == "Not") {
+    auto args = parse_call_args(name, 1, 1);
+    if (!args[0].dtype().is_bool())
+      fail(name, "T.Not needs a bool argument, got " + args[0].dtype().str());
+    return track_depth(at(name, [&] { return make_not(args[0]); }), name);
+  }
   if (f == "min") return binary_call(ExprKind::Min);
   if (f == "max") return binary_call(ExprKind::Max);
   if (f == "truncdiv") return binary_call(ExprKind::Div);
@@ -597,9 +613,20 @@ std::vector<Expr> Parser::parse_shape(std::string_view what) {
 Expr Parser::parse_annotation_value() {
   const Token& t = peek();
   if (t.kind == TokenKind::String) return make_string(advance().text);
+  if (at_op("[")) {
+    NestingGuard guard(*this, t);
+    advance();
+    std::vector<Expr> elements;
+    while (!at_op("]")) {
+      elements.push_back(parse_annotation_value());
+      if (!accept_op(",")) break;
+    }
+    expect_op("]", "to close the list");
+    return make_annotation_list(std::move(elements));
+  }
   Expr v = parse_expr();
   if (!is_immediate(v))
-    fail(t, "annotation value must be a constant (integer, float, bool or string)");
+    fail(t, "annotation value must be a constant (integer, float, bool or string) or a list");
   return v;
 }
 

@@ -198,13 +198,20 @@ void Parser::parse_assignment(BlockBuilder* direct_block, std::vector<Stmt>& out
   while (accept_op(",")) targets.push_back(expect_name("as an assignment target"));
   const Token& first = targets[0];
   if (targets.size() == 1 && accept_op(":")) {
-    // `x: T.int32 = value`
+    // `x: T.int32 = value`, or as TVM 0.27 prints it `x: T.let[T.int32] = value`
+    const bool tirx_let = at_t_attr("let");
+    if (tirx_let) {
+      pos_ += 3;
+      expect_op("[", "after T.let");
+      surface_ = Surface::tirx;
+    }
     const Token& t_tok = peek();
     if (!t_tok.is_name("T") || !peek(1).is_op("."))
       fail(t_tok, "expected a type like T.int32 after ':'");
     pos_ += 2;
     Token type_tok = expect_name("after 'T.'");
     DataType t = dtype_of_name(type_tok);
+    if (tirx_let) expect_op("]", "to close T.let[");
     expect_op("=", "after the type of '" + first.text + "'");
     const Token& value_tok = peek();
     Expr value = adopt(parse_expr(), t, value_tok);

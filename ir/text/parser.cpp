@@ -98,6 +98,20 @@ void Parser::expect_t_attr(std::string_view name, std::string_view context) {
 
 // ---- files -----------------------------------------------------------------
 
+// The TIRx surface's own words (T.sblock, ...) become their classic words
+// here, so the rest of the parser knows one spelling; the surface is noted.
+void Parser::adopt_tirx_words() {
+  for (size_t i = 0; i + 2 < toks_.size(); ++i) {
+    if (!toks_[i].is_name("T") || !toks_[i + 1].is_op(".") ||
+        toks_[i + 2].kind != TokenKind::Name)
+      continue;
+    if (auto classic = classic_word(toks_[i + 2].text)) {
+      toks_[i + 2].text = std::string(*classic);
+      surface_ = Surface::tirx;
+    }
+  }
+}
+
 void Parser::skip_imports() {
   while (at_name("from") || at_name("import")) {
     while (peek().kind != TokenKind::Newline && peek().kind != TokenKind::Eof) advance();
@@ -117,11 +131,13 @@ void Parser::parse_decorator(std::string_view ns, std::string_view name) {
     while (!at_op(")")) {
       Token key = expect_name("as a decorator argument");
       expect_op("=", "after the decorator argument name");
-      if (peek().kind == TokenKind::String)
+      if (peek().kind == TokenKind::String) {
         advance();
-      else
-        parse_expr();
-      (void)key;
+      } else {
+        Expr v = parse_expr();
+        // TVM 0.27 marks TensorIR (block-based) functions so.
+        if (key.text == "s_tir" && is_const_int(v, 1)) surface_ = Surface::tirx;
+      }
       if (!accept_op(",")) break;
     }
     expect_op(")", "to close the decorator arguments");
@@ -255,6 +271,7 @@ std::pair<Token, PrimFunc> Parser::parse_function() {
 IRModule Parser::parse_module() {
   try {
     toks_ = tokenize(file_);
+    adopt_tirx_words();
     skip_imports();
     IRModule module;
     if (at_op("@") && peek(1).is_name("I")) {
@@ -295,6 +312,7 @@ IRModule Parser::parse_module() {
       fail(peek(), "unexpected " + describe(peek()) + " after the end of the " +
                        std::string(module.size() > 1 ? "module" : "function"));
     for (auto& [name, value] : constants_) module.add_constant(name, value);
+    if (options_.surface) *options_.surface = surface_;
     return module;
   } catch (const Error& e) {
     if (e.loc().known() || toks_.empty()) throw;

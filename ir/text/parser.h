@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "ir/function.h"
+#include "ir/text/surface.h"
 
 namespace tirc {
 
@@ -25,6 +26,9 @@ struct ParseOptions {
   // back); they are added to the parsed module. With neither a side file nor
   // these, T.allocate_const names are not checked.
   const std::map<std::string, std::shared_ptr<const NDArray>, std::less<>>* constants = nullptr;
+  // Where given, set to the surface the text is written in: TIRx when any
+  // TIRx-only word or `s_tir=True` appears, classic otherwise.
+  Surface* surface = nullptr;
 };
 IRModule parse_module(std::string_view text, std::string_view filename,
                       const ParseOptions& options);

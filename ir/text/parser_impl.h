@@ -177,6 +177,7 @@ class Parser {
   void parse_match_buffer(const Token& name_tok, const Token& callee, BlockBuilder& block);
 
   // ---- functions (parser.cpp)
+  void adopt_tirx_words();
   void skip_imports();
   void parse_decorator(std::string_view ns, std::string_view name);
   // The function and the token of its name.
@@ -199,6 +200,7 @@ class Parser {
   Scope scope_;
   std::vector<BlockBuilder*> blocks_;
   bool saw_block_ = false;
+  Surface surface_ = Surface::classic;
   std::unordered_map<const VarNode*, Range> loop_ranges_;
   // Handle parameters that a function-level T.match_buffer may bind.
   std::vector<Param>* params_ = nullptr;

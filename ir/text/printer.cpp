@@ -6,13 +6,16 @@ namespace tirc {
 
 namespace {
 
-constexpr const char* kTirImport = "# from tvm.script import tir as T\n";
+std::string tir_import(Surface surface) {
+  return surface == Surface::tirx ? "# from tvm.script import tirx as T\n"
+                                  : "# from tvm.script import tir as T\n";
+}
 constexpr const char* kIrImport = "# from tvm.script import ir as I\n";
 
 }  // namespace
 
-std::string print_module(const IRModule& m) {
-  std::string out = std::string(kIrImport) + kTirImport + "\n@I.ir_module\nclass Module:\n";
+std::string print_module(const IRModule& m, Surface surface) {
+  std::string out = kIrImport + tir_import(surface) + "\n@I.ir_module\nclass Module:\n";
   if (!m.attrs.empty()) {
     TextPrinter printer;
     out += "    I.module_attrs(" + printer.annotations_text(m.attrs) + ")\n";
@@ -22,17 +25,17 @@ std::string print_module(const IRModule& m) {
   for (const auto& [name, func] : m.functions()) {
     if (!first) out += "\n";
     first = false;
-    TextPrinter printer;  // each function is its own naming scope
+    TextPrinter printer(surface);  // each function is its own naming scope
     printer.print_function(func, name, 1);
     out += printer.text();
   }
   return out;
 }
 
-std::string print_func(const PrimFunc& f, std::string_view name) {
-  TextPrinter printer;
+std::string print_func(const PrimFunc& f, std::string_view name, Surface surface) {
+  TextPrinter printer(surface);
   printer.print_function(f, name, 0);
-  return std::string(kTirImport) + "\n" + printer.text();
+  return tir_import(surface) + "\n" + printer.text();
 }
 
 std::string print_expr(const Expr& e) {
@@ -46,10 +49,10 @@ std::string print_stmt(const Stmt& s) {
   return printer.text();
 }
 
-std::string print(const IRModule& m) {
+std::string print(const IRModule& m, Surface surface) {
   if (m.size() == 1 && m.attrs.empty())
-    return print_func(m.functions()[0].second, m.functions()[0].first);
-  return print_module(m);
+    return print_func(m.functions()[0].second, m.functions()[0].first, surface);
+  return print_module(m, surface);
 }
 
 }  // namespace tirc

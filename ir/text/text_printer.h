@@ -9,11 +9,13 @@
 
 #include "ir/function.h"
 #include "ir/text/name_table.h"
+#include "ir/text/surface.h"
 
 namespace tirc {
 
 class TextPrinter {
  public:
+  explicit TextPrinter(Surface surface = Surface::classic) : surface_(surface) {}
   // Appends `def ...` (decorator included) at `indent` levels.
   void print_function(const PrimFunc& f, std::string_view name, int indent);
   // Appends the statement's lines at `indent` levels; nothing for an empty one.
@@ -41,8 +43,11 @@ class TextPrinter {
   // `min + extent`, folded when both are integer constants of one type.
   std::string stop_of(const Expr& min, const Expr& extent);
   std::string annotations(const Annotations& a);
+  std::string annotation_value(const Expr& e);
 
   // ---- statements (text_printer_stmt.cpp)
+  // "T." and the word of the printed surface for a classic word: T.block or T.sblock.
+  std::string t_word(std::string_view classic) const;
   void line(int indent, std::string_view text);
   // A body that must hold at least one statement.
   void print_body(const Stmt& s, int indent);
@@ -65,6 +70,7 @@ class TextPrinter {
   void collect_aliases(const PrimFunc& f);
   void print_aliases(const VarNode* data, int indent);
 
+  Surface surface_;
   std::string out_;
   NameTable names_;
   std::vector<const ForNode*> loops_;  // enclosing loops, outermost first

@@ -194,10 +194,19 @@ std::string TextPrinter::annotations(const Annotations& a) {
   std::string out = "{";
   bool first = true;
   for (const auto& [key, value] : a) {
-    out += (first ? "" : ", ") + quote(key) + ": " + expr(value).text;
+    out += (first ? "" : ", ") + quote(key) + ": " + annotation_value(value);
     first = false;
   }
   return out + "}";
+}
+
+std::string TextPrinter::annotation_value(const Expr& e) {
+  const std::vector<Expr>* elements = annotation_list_elements(e);
+  if (!elements) return expr(e).text;
+  std::string out = "[";
+  for (size_t i = 0; i < elements->size(); ++i)
+    out += (i ? ", " : "") + annotation_value((*elements)[i]);
+  return out + "]";
 }
 
 }  // namespace tirc

@@ -228,7 +228,7 @@ void TextPrinter::print_alloc_buffer(const Buffer& b, int indent) {
   if (!b) return;
   define_buffer(b);
   line(indent,
-       buffer_name(b) + " = T.alloc_buffer(" + shape(b->shape) + ", " + buffer_tail(b) + ")");
+       buffer_name(b) + " = " + t_word("alloc_buffer") + "(" + shape(b->shape) + ", " + buffer_tail(b) + ")");
 }
 
 void TextPrinter::print_stmt(const Stmt& s, int indent) {
@@ -268,6 +268,7 @@ void TextPrinter::print_stmt(const Stmt& s, int indent) {
       auto* n = s.as<LetStmtNode>();
       std::string value = expr(n->value).text;
       std::string type = n->var ? "T." + n->var->dtype.str() : "T.int32";
+      if (surface_ == Surface::tirx) type = "T.let[" + type + "]";
       std::string name = n->var ? names_.define(n->var.get(), n->var->name) : "None";
       line(indent, name + ": " + type + " = " + value);
       print_body(n->body, indent);
@@ -410,9 +411,13 @@ void TextPrinter::print_block_axes(const BlockNode* b, const std::vector<Expr>& 
   }
 }
 
+std::string TextPrinter::t_word(std::string_view classic) const {
+  return "T." + std::string(surface_word(classic, surface_));
+}
+
 void TextPrinter::print_block(const BlockNode* b, const std::vector<Expr>& values,
                               const Expr& predicate, int indent) {
-  line(indent, "with T.block(" + quote(b->name) + "):");
+  line(indent, "with " + t_word("block") + "(" + quote(b->name) + "):");
   int in = indent + 1;
   print_block_axes(b, values, in);
   // Buffers the block declares are named before its reads/writes may mention them.
@@ -426,7 +431,8 @@ void TextPrinter::print_block(const BlockNode* b, const std::vector<Expr>& value
   };
   line(in, "T.reads(" + regions(b->reads) + ")");
   line(in, "T.writes(" + regions(b->writes) + ")");
-  if (!b->annotations.empty()) line(in, "T.block_attr(" + annotations(b->annotations) + ")");
+  if (!b->annotations.empty())
+    line(in, t_word("block_attr") + "(" + annotations(b->annotations) + ")");
   for (const Buffer& buf : b->alloc_buffers) print_alloc_buffer(buf, in);
   for (const MatchBufferRegion& m : b->match_buffers) {
     if (!m.buffer) continue;
@@ -441,7 +447,10 @@ void TextPrinter::print_block(const BlockNode* b, const std::vector<Expr>& value
 }
 
 void TextPrinter::print_function(const PrimFunc& f, std::string_view name, int indent) {
-  line(indent, "@T.prim_func");
+  // TVM 0.27 marks the functions that hold blocks.
+  line(indent, surface_ == Surface::tirx && f && is_root_block(f->body)
+                   ? "@T.prim_func(s_tir=True)"
+                   : "@T.prim_func");
   if (!f) {
     line(indent, "def " + NameTable::sanitize(name) + "():");
     line(indent + 1, "T.evaluate(0)");
@@ -472,7 +481,7 @@ void TextPrinter::print_function(const PrimFunc& f, std::string_view name, int i
   print_aliases(nullptr, in);
   if (is_root_block(f->body)) {
     const BlockNode& root = *f->body.as<BlockRealizeNode>()->block;
-    line(in, "# with T.block(\"root\"):");
+    line(in, "# with " + t_word("block") + "(\"root\"):");
     for (const Buffer& buf : root.alloc_buffers) print_alloc_buffer(buf, in);
     print_body(root.body, in);
   } else {

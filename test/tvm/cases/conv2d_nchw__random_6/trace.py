@@ -1,0 +1,16 @@
+# from tvm import s_tir
+def apply_trace(sch: s_tir.Schedule) -> None:
+  b0 = sch.get_sblock(name="conv2d_nchw", func_name="main")
+  l1, l2, l3, l4, l5, l6, l7 = sch.get_loops(block=b0)
+  l8, l9 = sch.split(loop=l4, factors=[2, None], preserve_unit_iters=True, disable_predication=False)
+  l10 = sch.fuse(l6, l7, preserve_unit_iters=True)
+  sch.reorder(l1, l10, l8, l3)
+  l11, l12 = sch.split(loop=l2, factors=[None, 4], preserve_unit_iters=True, disable_predication=False)
+  l13, l14 = sch.split(loop=l5, factors=[None, 2], preserve_unit_iters=True, disable_predication=False)
+  sch.reorder(l3, l11, l12, l1, l9, l13, l8, l10, l14)
+  l15, l16 = sch.split(loop=l8, factors=[2, None], preserve_unit_iters=True, disable_predication=False)
+  l17, l18 = sch.split(loop=l11, factors=[2, None], preserve_unit_iters=True, disable_predication=False)
+  sch.reorder(l14, l1, l13, l17, l15, l12)
+  l19, l20 = sch.split(loop=l12, factors=[None, 2], preserve_unit_iters=True, disable_predication=False)
+  sch.reorder(l17, l13, l18, l16, l14, l1, l3, l15)
+  l21 = sch.fuse(l1, l3, preserve_unit_iters=True)

@@ -1,0 +1,15 @@
+# from tvm import s_tir
+def apply_trace(sch: s_tir.Schedule) -> None:
+  b0 = sch.get_sblock(name="T_add", func_name="main")
+  sch.compute_inline(block=b0)
+  b1 = sch.get_sblock(name="T_mul", func_name="main")
+  sch.compute_inline(block=b1)
+  b2 = sch.get_sblock(name="T_relu", func_name="main")
+  sch.compute_inline(block=b2)
+  b3 = sch.get_sblock(name="T_exp", func_name="main")
+  sch.compute_inline(block=b3)
+  b4 = sch.get_sblock(name="D", func_name="main")
+  l5, l6 = sch.get_loops(block=b4)
+  l7, l8 = sch.split(loop=l6, factors=[None, 8], preserve_unit_iters=True, disable_predication=False)
+  sch.parallel(loop=l5)
+  sch.vectorize(loop=l8)

@@ -1,0 +1,7 @@
+# from tvm import s_tir
+def apply_trace(sch: s_tir.Schedule) -> None:
+  b0 = sch.get_sblock(name="D", func_name="main")
+  sch.reverse_compute_inline(block=b0)
+  b1 = sch.get_sblock(name="C", func_name="main")
+  l2, l3 = sch.get_loops(block=b1)
+  sch.vectorize(loop=l3)
