@@ -122,6 +122,15 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
   // ---- the update block: the original without init ----
   auto update = std::make_shared<BlockNode>(blk);
   update->init = Stmt();
+  // Without its init the update reads what it writes. A reduction block may
+  // leave its output out of T.reads (TVM prints them so); the update then
+  // lists it first, as TVM's decompose_reduction does.
+  std::vector<BufferRegion> output_reads;
+  for (const BufferRegion& w : blk.writes)
+    if (std::none_of(blk.reads.begin(), blk.reads.end(),
+                     [&](const BufferRegion& r) { return r.buffer.get() == w.buffer.get(); }))
+      output_reads.push_back(w);
+  update->reads.insert(update->reads.begin(), output_reads.begin(), output_reads.end());
   update->name = unique_block_name(func, blk.name + "_update");
   Stmt loop_stmt = *std::find_if(bpath.stmts.begin(), bpath.stmts.end(),
                                  [&](const Stmt& s) { return s.get() == *pos; });

@@ -56,7 +56,12 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loop_rvs, bool preserve_unit_it
     return same;
   }
 
-  const DataType dt = loops[0]->loop_var->dtype;
+  // The fused loop counts in the widest of the loops' types (TVM's rule:
+  // int32 and int64 loops fuse into an int64 one); each old variable takes
+  // its part cast back to its own type, which holds it (it held the extent).
+  DataType dt = loops[0]->loop_var->dtype;
+  for (const ForNode* l : loops)
+    if (l->loop_var->dtype.bits() > dt.bits()) dt = l->loop_var->dtype;
   std::string name;
   int64_t product = 1;
   for (size_t k = 0; k < loops.size(); ++k) {
@@ -73,11 +78,12 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loop_rvs, bool preserve_unit_it
   for (size_t k = loops.size(); k-- > 0;) {
     const VarNode* v = loops[k]->loop_var.get();
     if (!preserve_unit_iters && extents[k] == 1) {
-      vmap[v] = make_int(0, dt);
+      vmap[v] = make_int(0, v->dtype);
       continue;
     }
     Expr ext = make_int(extents[k], dt);
-    vmap[v] = az.simplify(k == 0 ? rest : floormod(rest, ext));
+    Expr part = az.simplify(k == 0 ? rest : floormod(rest, ext));
+    vmap[v] = v->dtype == dt ? part : make_cast(v->dtype, part);
     rest = floordiv(rest, ext);
   }
   Stmt body = substitute_bindings(loops.back()->body, vmap, az);

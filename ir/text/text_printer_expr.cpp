@@ -5,6 +5,8 @@
 #include "ir/text/operators.h"
 #include "ir/text/text_printer.h"
 
+#include "ir/structural.h"
+
 namespace tirc {
 
 namespace {
@@ -187,6 +189,11 @@ std::string TextPrinter::stop_of(const Expr& min, const Expr& extent) {
   auto* b = extent.as<IntImmNode>();
   if (a && b && a->dtype == b->dtype && !a->dtype.is_bool())
     return int_literal(a->dtype, a->value + b->value);
+  // A slice `lo:hi` parses to extent `hi - lo`: print `hi` back, so that the
+  // text is a fixed point of parse and print.
+  if (auto* d = extent.as<BinaryNode>();
+      d && d->kind == ExprKind::Sub && structural_equal(d->b, min))
+    return expr(d->a).text;
   return operand(min, kAdd) + " + " + operand(extent, kAdd + 1);
 }
 

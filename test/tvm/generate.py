@@ -3,7 +3,8 @@
 
 Run by hand, never by the build or CI:
 
-    /work/tvm-venv/bin/python test/tvm/generate.py [OUTDIR]
+    python3 -m venv build/tvm-venv && build/tvm-venv/bin/pip install apache-tvm numpy
+    build/tvm-venv/bin/python test/tvm/generate.py [OUTDIR]
 
 Needs TVM 0.27 (pip package `apache-tvm`), which prints the "TIRx" flavour of
 TVMScript (`@T.prim_func(s_tir=True)`, `T.sblock`, ...) and `tvm.s_tir` schedule traces
