@@ -337,7 +337,7 @@ TEST_CASE("trace parse errors carry file:line:col", "[schedule][trace]") {
       {pre + "sch.reorder(l1, b0)\n", 3, 17, "reorder: must be a loop, not b0"},
       {pre + "sch.parallel(l1) extra\n", 3, 18, "after the statement"},
       {pre + "sch.annotate(b0, \"k\", [1])\n", 3, 23,
-       "ann_val must be an integer, float, bool or string"},
+       "ann_val must be an integer, float, bool, string or sampled value"},
   };
   for (const Case& c : cases) {
     INFO(c.text);
