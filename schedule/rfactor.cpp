@@ -105,10 +105,19 @@ std::vector<Expr> insert_at(std::vector<Expr> v, size_t axis, Expr e) {
   return v;
 }
 
-Block finish(std::shared_ptr<BlockNode> b) {
+// The new block's regions from its body. A reduction block that left its
+// output out of T.reads (as TVM prints them) gives blocks that leave theirs
+// out too, as TVM's rfactor does, so that a trace's buffer indices after
+// rfactor name the same buffers in both.
+Block finish(std::shared_ptr<BlockNode> b, bool list_own_output) {
   AccessRegions regions = infer_access_regions(*b);
-  b->reads = regions.reads;
   b->writes = regions.writes;
+  b->reads.clear();
+  for (const BufferRegion& r : regions.reads)
+    if (list_own_output || !b->init ||
+        std::none_of(b->writes.begin(), b->writes.end(),
+                     [&](const BufferRegion& w) { return w.buffer.get() == r.buffer.get(); }))
+      b->reads.push_back(r);
   return b;
 }
 
@@ -146,6 +155,10 @@ BlockRV Schedule::rfactor(LoopRV loop, int factor_axis) {
                                 [](const IterVar& iv) { return iv.kind == IterKind::Reduce; });
   if (!blk.init || !has_reduce)
     throw ScheduleError(kPrimitive, "block " + blk.name + " is not a reduction block");
+  const bool lists_output = std::any_of(blk.reads.begin(), blk.reads.end(), [&](const auto& r) {
+    return std::any_of(blk.writes.begin(), blk.writes.end(),
+                       [&](const BufferRegion& w) { return w.buffer.get() == r.buffer.get(); });
+  });
   if (!is_const_int(realize->predicate, 1))
     throw ScheduleError(kPrimitive,
                         "block " + blk.name + " has a predicate (T.where), which is not supported");
@@ -243,7 +256,7 @@ BlockRV Schedule::rfactor(LoopRV loop, int factor_axis) {
   Expr rf_self = make_load(rf_buf, rf_indices);
   rf->init = make_store(rf_buf, identity_of(red->op, rf_buf->dtype), rf_indices);
   rf->body = make_store(rf_buf, combine(*red, rf_self, substitute(red->rhs, rf_map)), rf_indices);
-  Stmt rf_realize = make_block_realize(rf_values, realize->predicate, finish(rf));
+  Stmt rf_realize = make_block_realize(rf_values, realize->predicate, finish(rf, lists_output));
 
   // ---- the write-back block, under copies of the loops it needs ----
   std::vector<const ForNode*> wb_loops;
@@ -282,7 +295,7 @@ BlockRV Schedule::rfactor(LoopRV loop, int factor_axis) {
   wb->init = substitute(blk.init, wb_map);
   wb->body = make_store(red->buffer, combine(*red, make_load(red->buffer, wb_indices), partial),
                         wb_indices);
-  Stmt wb_nest = make_block_realize(wb_values, make_bool(true), finish(wb));
+  Stmt wb_nest = make_block_realize(wb_values, make_bool(true), finish(wb, lists_output));
   for (size_t i = wb_loops.size(); i-- > 0;) {
     const ForNode* l = wb_loops[i];
     wb_nest = make_for(wb_loop_vars[i], l->min, l->extent, l->for_kind, wb_nest, l->thread_tag,

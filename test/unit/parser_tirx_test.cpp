@@ -306,3 +306,34 @@ TEST_CASE("tirx: decompose_reduction of a block whose reads omit its output", "[
   CHECK(text.find("T.reads(C[", update) < text.find("T.writes(C[", update));
   CHECK(check_equivalent(parse_module(kMatmul), "main", sch.mod(), "main", 2).equal);
 }
+
+TEST_CASE("tirx: rfactor keeps TVM's reads, so later buffer indices agree", "[schedule][tirx]") {
+  // kMatmul's block leaves C out of T.reads (as TVM prints it): the rfactor
+  // block reads A and B only and the write-back block C_rf only, as in TVM,
+  // so cache_read(read_buffer_index=0) of the rfactor block is A's.
+  Schedule sch = replayed(kMatmul,
+                          "b0 = sch.get_block(name=\"C\")\n"
+                          "l1, l2, l3 = sch.get_loops(block=b0)\n"
+                          "l4, l5 = sch.split(loop=l3, factors=[None, 4])\n"
+                          "b6 = sch.rfactor(loop=l5, factor_axis=0)\n"
+                          "b7 = sch.cache_read(block=b6, read_buffer_index=0, "
+                          "storage_scope=\"global\")\n");
+  const std::string text = print(sch.mod());
+  CHECK(text.find("A_global = T.alloc_buffer") != std::string::npos);
+  const size_t rf = text.find("with T.block(\"C_rf\")");
+  REQUIRE(rf != std::string::npos);
+  CHECK(text.find("T.reads(", rf) == text.find("T.reads(A_global[", rf));
+  CHECK(check_equivalent(parse_module(kMatmul), "main", sch.mod(), "main", 2).equal);
+  // A block that lists its output keeps listing it in both new blocks.
+  std::string listing = kMatmul;
+  listing.replace(listing.find("T.reads(A[vi, vk]"), 8, "T.reads(C[vi, vj], ");
+  Schedule classic = replayed(listing.c_str(),
+                              "b0 = sch.get_block(name=\"C\")\n"
+                              "l1, l2, l3 = sch.get_loops(block=b0)\n"
+                              "l4, l5 = sch.split(loop=l3, factors=[None, 4])\n"
+                              "b6 = sch.rfactor(loop=l5, factor_axis=0)\n");
+  const std::string classic_text = print(classic.mod());
+  const size_t classic_rf = classic_text.find("with T.block(\"C_rf\")");
+  CHECK(classic_text.find("T.reads(", classic_rf) ==
+        classic_text.find("T.reads(C_rf[", classic_rf));
+}
