@@ -117,8 +117,10 @@ class ComputeAtPlanner {
   void check_block() {
     if (!is_complete_block(scope_, realize_) && !is_reduction_block(scope_, realize_))
       fail("block " + block_name_ + " is neither a complete block nor a reduction block");
-    if (!is_trivial_predicate(realize_->predicate))
-      fail("block " + block_name_ + " has a predicate (T.where) over the loops it would leave");
+    if (!is_trivial_predicate(realize_->predicate) && !predicate_only_bounds_domain(realize_))
+      fail("block " + block_name_ +
+           " has a predicate (T.where) over the loops it would leave that does more than keep "
+           "its iteration values in their domains");
     if (!reverse_)
       for (const BufferRegion& w : realize_->block->writes)
         if (is_param_buffer(func_, w.buffer))

@@ -1,6 +1,8 @@
 #include "schedule/compute_common.h"
 
+#include "ir/conjuncts.h"
 #include "ir/functor.h"
+#include "ir/structural.h"
 #include "schedule/schedule_error.h"
 
 namespace tirc {
@@ -81,6 +83,24 @@ Stmt remove_alloc(const Stmt& s, const Buffer& b) {
 
 bool is_trivial_predicate(const Expr& p) {
   return !p || is_const_int(p, 1);
+}
+
+bool predicate_only_bounds_domain(const BlockRealizeNode* realize) {
+  const BlockNode& b = *realize->block;
+  for (const Expr& c : conjuncts(realize->predicate)) {
+    auto* lt = c.as<BinaryNode>();
+    if (!lt || lt->kind != ExprKind::LT) return false;
+    const std::optional<int64_t> bound = as_const_int(lt->b);
+    bool bounds_a_value = false;
+    for (size_t k = 0; k < b.iter_vars.size() && bound && !bounds_a_value; ++k) {
+      const Range& dom = b.iter_vars[k].dom;
+      const std::optional<int64_t> min = as_const_int(dom.min), extent = as_const_int(dom.extent);
+      bounds_a_value = min && extent && *bound >= *min + *extent &&
+                       structural_equal(realize->iter_values[k], lt->a);
+    }
+    if (!bounds_a_value) return false;
+  }
+  return true;
 }
 
 }  // namespace tirc

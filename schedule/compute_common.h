@@ -28,4 +28,13 @@ Stmt remove_alloc(const Stmt& s, const Buffer& b);
 // True when the predicate is absent or the constant true.
 bool is_trivial_predicate(const Expr& p);
 
+// True when the block's predicate only keeps its iteration values inside
+// their domains, as an inexact split's `i_0 * 5 + i_1 < 16` does: each
+// conjunct is `value < N` for one of the block's iteration values with N at
+// least the end of that variable's domain. Such a predicate excludes no
+// iteration the block means to run, so a primitive that regenerates or
+// removes the block's loops may drop it (TVM's compute_inline and compute_at
+// do).
+bool predicate_only_bounds_domain(const BlockRealizeNode* realize);
+
 }  // namespace tirc

@@ -152,8 +152,10 @@ const BufferStoreNode* check_simple_block(const std::string& prim, const Stmt& s
     throw ScheduleError(prim, "the body of block " + b.name + " is not a single BufferStore");
   if (!is_complete_block(scope, realize))
     throw ScheduleError(prim, "block " + b.name + " is not a complete block");
-  if (!is_trivial_predicate(realize->predicate))
-    throw ScheduleError(prim, "block " + b.name + " has a predicate (T.where)");
+  if (!is_trivial_predicate(realize->predicate) && !predicate_only_bounds_domain(realize))
+    throw ScheduleError(prim, "block " + b.name +
+                                  " has a predicate (T.where) that does more than keep its "
+                                  "iteration values in their domains");
   return store;
 }
 

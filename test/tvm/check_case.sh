@@ -6,7 +6,8 @@
 # A scheduled case (trace.py, scheduled.tir, base): TVM's scheduled text does
 # the same, and TVM's trace replayed by tirc on the base gives a program
 # equivalent to TVM's. A case named in refusals.txt must instead be refused
-# by the replay with the message written there.
+# by the replay with the message written there, or ("text: MESSAGE") TVM's
+# scheduled program itself must be refused by tirc check.
 set -eu
 tirc=$1
 case_dir=$2
@@ -54,9 +55,25 @@ if [ -f "$case_dir/func.tir" ]; then
 fi
 
 base="$corpus/$(cat "$case_dir/base")"
+refusal=$(grep "^$name: " "$corpus/../refusals.txt" | sed "s/^$name: //" || true)
+case "$refusal" in
+  "text: "*)
+    # TVM's scheduled program itself is wrong (out of bounds): tirc refuses
+    # the text, and the trace that made it.
+    message=${refusal#text: }
+    if "$tirc" check "$case_dir/scheduled.tir" 2> "$work/err.txt"; then
+      fail "TVM's scheduled program now passes tirc check: take the case out of refusals.txt"
+    fi
+    grep -qF "$message" "$work/err.txt" || { cat "$work/err.txt" >&2; fail "refused, but not with: $message"; }
+    if "$tirc" schedule "$base/func.tir" --trace "$case_dir/trace.py" -o "$work/replayed.tir" 2> /dev/null; then
+      fail "tirc replays a trace whose TVM result it refuses"
+    fi
+    echo "ok $name (TVM's program refused as expected: $message)"
+    exit 0
+    ;;
+esac
 check_text "$case_dir/scheduled.tir" "$base/inputs" "$base/outputs"
 check_fmt "$case_dir/scheduled.tir" "$base/inputs" "$base/outputs"
-refusal=$(grep "^$name: " "$corpus/../refusals.txt" | sed "s/^$name: //" || true)
 if [ -n "$refusal" ]; then
   if "$tirc" schedule "$base/func.tir" --trace "$case_dir/trace.py" -o "$work/replayed.tir" 2> "$work/err.txt"; then
     fail "the trace now replays: take the case out of refusals.txt"

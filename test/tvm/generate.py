@@ -647,6 +647,97 @@ def s_fp16_matmul_f32acc_cache(sch):
     sch.vectorize(j)
 
 
+def s_matmul_rfactor_cache_read_a(sch):
+    # cache_read on the block rfactor made: read_buffer_index counts that block's
+    # T.reads (A, then B), so the trace depends on the order rfactor gives them.
+    b = sch.get_sblock("C")
+    i, j, k = sch.get_loops(b)
+    k0, k1 = sch.split(k, [None, 4])
+    rf = sch.rfactor(k1, 0)
+    sch.cache_read(rf, 0, "global")
+
+
+def s_matmul_rfactor_cache_read_b(sch):
+    b = sch.get_sblock("C")
+    i, j, k = sch.get_loops(b)
+    k0, k1 = sch.split(k, [None, 4])
+    rf = sch.rfactor(k1, 0)
+    sch.cache_read(rf, 1, "global")
+
+
+def s_matmul_split_unit_fuse_decompose(sch):
+    # Unit factors keep unit loops (preserve_unit_iters); get_loops after
+    # decompose_reduction returns them too, so the count matters to the trace.
+    b = sch.get_sblock("C")
+    i, j, k = sch.get_loops(b)
+    j0, j1, j2 = sch.split(j, [None, 1, 1])
+    sch.fuse(j1, j2)
+    sch.decompose_reduction(b, k)
+    loops = sch.get_loops(b)  # i, j_0, j_1_j_2_fused, k
+    sch.unroll(loops[3])
+
+
+def s_matmul_split_unit_fuse_decompose_k(sch):
+    b = sch.get_sblock("C")
+    i, j, k = sch.get_loops(b)
+    k0, k1, k2 = sch.split(k, [None, 1, 1])
+    f = sch.fuse(k0, k1)
+    sch.decompose_reduction(b, f)
+    loops = sch.get_loops(b)  # i, j, k_0_k_1_fused, k_2
+    sch.unroll(loops[2])
+
+
+def s_matmul_rfactor_predicate(sch):
+    # rfactor of a block with a T.where (from splitting j by 5). Splitting k
+    # inexactly instead (then rfactor of k_0 or k_1) passes rfactor but fails TVM's
+    # debug verification (affine_binding / region_cover / stage_pipeline flags).
+    # TVM 0.27 leaves the predicate off the write-back block C, which then runs
+    # j_0 * 5 + j_1 up to 24, one past C's and C_rf's last column.
+    b = sch.get_sblock("C")
+    i, j, k = sch.get_loops(b)
+    j0, j1 = sch.split(j, [None, 5])
+    k0, k1 = sch.split(k, [None, 4])
+    sch.rfactor(k1, 0)
+
+
+def s_elementwise_chain_inline_predicated(sch):
+    # compute_inline of a producer with a T.where (j split by 5: 4 * 5 > 16).
+    add = sch.get_sblock("T_add")
+    i, j = sch.get_loops(add)
+    sch.split(j, [None, 5])
+    sch.compute_inline(add)
+
+
+def s_elementwise_chain_compute_at_predicated(sch):
+    add = sch.get_sblock("T_add")
+    i, j = sch.get_loops(add)
+    sch.split(j, [None, 5])
+    mul = sch.get_sblock("T_mul")
+    mi, mj = sch.get_loops(mul)
+    mj0, mj1 = sch.split(mj, [None, 4])
+    sch.compute_at(add, mj0)
+
+
+def s_matmul_relu_compute_at_predicated(sch):
+    # A reduction producer with a T.where (i split by 3) computed at a loop of D.
+    c = sch.get_sblock("C")
+    i, j, k = sch.get_loops(c)
+    sch.split(i, [None, 3])
+    d = sch.get_sblock("D")
+    di, dj = sch.get_loops(d)
+    di0, di1 = sch.split(di, [None, 4])
+    sch.compute_at(c, di0)
+
+
+def s_matmul_reverse_compute_at_no_producer(sch):
+    # B_global reads only the parameter B: it has no producer block, and TVM moves it
+    # under a loop of A_global, which it does not depend on (recomputed per iteration).
+    b = sch.get_sblock("C")
+    ac = sch.cache_read(b, 0, "global")
+    bc = sch.cache_read(b, 1, "global")
+    sch.reverse_compute_at(bc, sch.get_loops(ac)[0])
+
+
 SCHEDULES = [
     ("matmul", "split_reorder", s_matmul_split_reorder),
     ("matmul", "split_tail", s_matmul_split_tail),
@@ -696,6 +787,15 @@ SCHEDULES = [
     ("fp16_elementwise", "reverse_compute_inline", s_fp16_elementwise_reverse_compute_inline),
     ("fp16_matmul", "unroll", s_fp16_matmul_unroll),
     ("fp16_matmul_f32acc", "cache", s_fp16_matmul_f32acc_cache),
+    ("matmul", "rfactor_cache_read_a", s_matmul_rfactor_cache_read_a),
+    ("matmul", "rfactor_cache_read_b", s_matmul_rfactor_cache_read_b),
+    ("matmul", "split_unit_fuse_decompose", s_matmul_split_unit_fuse_decompose),
+    ("matmul", "split_unit_fuse_decompose_k", s_matmul_split_unit_fuse_decompose_k),
+    ("matmul", "rfactor_predicate", s_matmul_rfactor_predicate),
+    ("elementwise_chain", "inline_predicated", s_elementwise_chain_inline_predicated),
+    ("elementwise_chain", "compute_at_predicated", s_elementwise_chain_compute_at_predicated),
+    ("matmul_relu", "compute_at_predicated", s_matmul_relu_compute_at_predicated),
+    ("matmul", "reverse_compute_at_no_producer", s_matmul_reverse_compute_at_no_producer),
 ]
 
 # Random schedules: (base case, block name, seed, number of steps).
@@ -711,11 +811,25 @@ RANDOM_SCHEDULES = [
 ]
 
 
-def random_schedule(block_name, seed, steps):
+# Random schedules that also move data: cache_read / cache_write of the block, and
+# compute_at / reverse_compute_at of its producers / consumers under its loops.
+# (base case, block name, seed, number of steps); named random_dataflow_<seed>.
+RANDOM_DATAFLOW_SCHEDULES = [
+    ("softmax", "T_softmax_exp", 8, 10),
+    ("elementwise_chain", "T_mul", 9, 10),
+]
+
+OPS = ["split", "split", "reorder", "fuse"]
+DATAFLOW_OPS = OPS + ["cache_read", "cache_write", "compute_at", "reverse_compute_at"]
+
+
+def random_schedule(block_name, seed, steps, ops=OPS):
     """A seeded random sequence of split / reorder / fuse on one block's loop nest.
 
     Loop RVs are tracked here (no repeated get_loops), so the trace reads like a hand
     schedule. A step TVM refuses is dropped: it is tried on a copy of the schedule first.
+    With ops=DATAFLOW_OPS, steps may also add cache blocks for the block's reads or its
+    write, and move one of its producers (consumers) under one of its loops.
     """
 
     def apply(sch):
@@ -726,7 +840,7 @@ def random_schedule(block_name, seed, steps):
         attempts = 0
         while done < steps and attempts < steps * 10:
             attempts += 1
-            op = rng.choice(["split", "split", "reorder", "fuse"])
+            op = rng.choice(ops)
             loops_before = loops
             trial = sch.copy()
             try:
@@ -761,12 +875,30 @@ def random_schedule(block_name, seed, steps):
                     for dst, src in zip(picked, perm):
                         new_loops[dst] = loops[src]
                     loops = new_loops
-                else:
+                elif op == "fuse":
                     if len(loops) < 2:
                         continue
                     idx = rng.randrange(len(loops) - 1)
                     f = trial.fuse(loops[idx], loops[idx + 1])
                     loops = loops[:idx] + [f] + loops[idx + 2:]
+                elif op == "cache_read":
+                    idx = rng.randrange(len(trial.get(b).reads))
+                    trial.cache_read(b, idx, "global")
+                elif op == "cache_write":
+                    trial.cache_write(b, 0, "global")
+                else:
+                    if op == "compute_at":
+                        blocks = trial.get_producers(b)
+                    else:
+                        blocks = trial.get_consumers(b)
+                    if not blocks:
+                        continue
+                    other = blocks[rng.randrange(len(blocks))]
+                    loop = loops[rng.randrange(len(loops))]
+                    if op == "compute_at":
+                        trial.compute_at(other, loop)
+                    else:
+                        trial.reverse_compute_at(other, loop)
             except SCHEDULE_ERRORS:
                 loops = loops_before
                 continue
@@ -904,6 +1036,12 @@ def main():
         fn = random_schedule(block, seed, steps)
         if generate_scheduled(out, base, "random_%d" % seed, fn, mod, arrays, want, out_names,
                               seed=100 + seed):
+            n += 1
+    for base, block, seed, steps in RANDOM_DATAFLOW_SCHEDULES:
+        mod, arrays, want, out_names = bases[base]
+        fn = random_schedule(block, seed, steps, ops=DATAFLOW_OPS)
+        if generate_scheduled(out, base, "random_dataflow_%d" % seed, fn, mod, arrays, want,
+                              out_names, seed=100 + seed):
             n += 1
     print("%d base cases, %d scheduled cases in %s" % (len(bases), n, out))
 

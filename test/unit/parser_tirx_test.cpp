@@ -337,3 +337,40 @@ TEST_CASE("tirx: rfactor keeps TVM's reads, so later buffer indices agree", "[sc
   CHECK(classic_text.find("T.reads(", classic_rf) ==
         classic_text.find("T.reads(C_rf[", classic_rf));
 }
+
+TEST_CASE("tirx: a predicate that only bounds the domain may be dropped, no other",
+          "[schedule][tirx]") {
+  const char* program = R"(
+@T.prim_func
+def main(a: T.Buffer((16,), "float32"), c: T.Buffer((16,), "float32")):
+    b = T.alloc_buffer((16,))
+    for i in range(16):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            b[vi] = a[vi] + T.float32(1)
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            c[vi] = b[vi] * T.float32(2)
+)";
+  // An inexact split gives B `T.where(i_0 * 5 + i_1 < 16)`: inlining drops it.
+  Schedule inlined = replayed(program,
+                              "b0 = sch.get_block(name=\"B\")\n"
+                              "l1, = sch.get_loops(block=b0)\n"
+                              "l2, l3 = sch.split(loop=l1, factors=[None, 5])\n"
+                              "sch.compute_inline(block=b0)\n");
+  CHECK(check_equivalent(parse_module(program), "main", inlined.mod(), "main", 2).equal);
+  // A predicate that cuts the domain short changes what B computes: refused.
+  std::string cut = program;
+  cut.replace(cut.find("            b[vi] ="), 0, "            T.where(i < 8)\n");
+  CHECK_THROWS_WITH(replayed(cut.c_str(),
+                             "b0 = sch.get_block(name=\"B\")\n"
+                             "sch.compute_inline(block=b0)\n"),
+                    Catch::Contains("does more than keep its iteration values in their domains"));
+  CHECK_THROWS_WITH(replayed(cut.c_str(),
+                             "b0 = sch.get_block(name=\"B\")\n"
+                             "b1 = sch.get_block(name=\"C\")\n"
+                             "l2, = sch.get_loops(block=b1)\n"
+                             "sch.compute_at(block=b0, loop=l2)\n"),
+                    Catch::Contains("does more than keep its iteration values in their domains"));
+}

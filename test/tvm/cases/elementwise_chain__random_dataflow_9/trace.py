@@ -1,0 +1,16 @@
+# from tvm import s_tir
+def apply_trace(sch: s_tir.Schedule) -> None:
+  b0 = sch.get_sblock(name="T_mul", func_name="main")
+  l1, l2 = sch.get_loops(block=b0)
+  b3, = sch.get_consumers(block=b0)
+  sch.reverse_compute_at(block=b3, loop=l2, preserve_unit_loops=False, index=-1)
+  l4, l5 = sch.split(loop=l2, factors=[None, 2], preserve_unit_iters=True, disable_predication=False)
+  b6, = sch.get_producers(block=b0)
+  sch.compute_at(block=b6, loop=l5, preserve_unit_loops=False, index=-1)
+  sch.reorder(l5, l1)
+  l7, l8 = sch.split(loop=l1, factors=[None, 2], preserve_unit_iters=True, disable_predication=False)
+  b9 = sch.cache_read(block=b0, read_buffer_index=0, storage_scope="global")
+  l10 = sch.fuse(l7, l8, preserve_unit_iters=True)
+  l11 = sch.fuse(l4, l10, preserve_unit_iters=True)
+  b12 = sch.cache_read(block=b0, read_buffer_index=1, storage_scope="global")
+  l13, l14 = sch.split(loop=l5, factors=[None, 2], preserve_unit_iters=True, disable_predication=False)

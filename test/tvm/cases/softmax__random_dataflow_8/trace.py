@@ -1,0 +1,16 @@
+# from tvm import s_tir
+def apply_trace(sch: s_tir.Schedule) -> None:
+  b0 = sch.get_sblock(name="T_softmax_exp", func_name="main")
+  l1, l2 = sch.get_loops(block=b0)
+  l3 = sch.fuse(l1, l2, preserve_unit_iters=True)
+  b4, = sch.get_producers(block=b0)
+  sch.compute_at(block=b4, loop=l3, preserve_unit_loops=False, index=-1)
+  l5, l6 = sch.split(loop=l3, factors=[None, 32], preserve_unit_iters=True, disable_predication=False)
+  l7 = sch.fuse(l5, l6, preserve_unit_iters=True)
+  l8, l9, l10 = sch.split(loop=l7, factors=[None, 32, 1], preserve_unit_iters=True, disable_predication=False)
+  l11 = sch.fuse(l8, l9, preserve_unit_iters=True)
+  b12 = sch.cache_read(block=b0, read_buffer_index=1, storage_scope="global")
+  b13 = sch.cache_read(block=b0, read_buffer_index=0, storage_scope="global")
+  b14, b15 = sch.get_producers(block=b0)
+  sch.compute_at(block=b14, loop=l11, preserve_unit_loops=False, index=-1)
+  b16 = sch.cache_write(block=b0, write_buffer_index=0, storage_scope="global")
