@@ -1,0 +1,15 @@
+# from tvm import s_tir
+def apply_trace(sch: s_tir.Schedule) -> None:
+  b0 = sch.get_sblock(name="root", func_name="main")
+  b1 = sch.get_sblock(name="C", func_name="main")
+  l2, l3, l4 = sch.get_loops(block=b1)
+  v5 = sch.sample_categorical(candidates=[0, 16, 64, 512], probs=[0.25, 0.25, 0.25, 0.25], decision=0)
+  sch.annotate(block_or_loop=b0, ann_key="meta_schedule.unroll_explicit", ann_val=v5)
+  sch.annotate(block_or_loop=b1, ann_key="meta_schedule.tiling_structure", ann_val="SSRSRS")
+  sch.annotate(block_or_loop=l2, ann_key="pragma_auto_unroll_max_step", ann_val=16)
+  sch.annotate(block_or_loop=l3, ann_key="pragma_unroll_explicit", ann_val=1)
+  sch.annotate(block_or_loop=b1, ann_key="scale", ann_val=0.5)
+  v6 = sch.sample_categorical(candidates=[1, 2, 4], probs=[0.29999999999999999, 0.29999999999999999, 0.40000000000000002], decision=2)
+  sch.annotate(block_or_loop=l4, ann_key="meta_schedule.vectorize", ann_val=v6)
+  sch.unannotate(block_or_loop=b1, ann_key="meta_schedule.tiling_structure")
+  sch.unannotate(block_or_loop=l4, ann_key="meta_schedule.vectorize")
