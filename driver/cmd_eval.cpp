@@ -58,8 +58,8 @@ bool matches_expected(const std::string& func, const std::string& buffer, const 
     return a.dtype().is_float() ? fmt::format("{}", a.get_float(at))
                                 : fmt::format("{}", a.get_int(at));
   };
-  std::cout << func << ": " << buffer << " differs from " << path << " at element " << at
-            << ": " << value(out) << " vs " << value(expected) << "\n";
+  std::cout << func << ": " << buffer << " differs from " << path << " at element " << at << ": "
+            << value(out) << " vs " << value(expected) << "\n";
   return false;
 }
 

@@ -15,24 +15,24 @@
 namespace tirc::trace_detail {
 
 enum class ParamType {
-  Block,          // b
-  Loop,           // l
-  BlockOrLoop,    // b or l
-  Int,            // an integer
-  Bool,           // True / False
-  String,         // "..."
-  Scalar,         // an annotation value: int, float, bool or string
-  ScalarOrSample, // a Scalar or a sampled value (v3)
-  OptScalar,      // None or a Scalar
-  IntList,        // [1, 2]
-  FloatList,      // [0.5, 0.5] (integers are read as floats)
-  FactorList,     // split factors: [None, 32, v3]
-  BlockList,      // [b1, b2]
-  BufferTuple,    // ("read" | "write", index)
-  IndexMapValue,  // lambda i, j: (...)
-  BlockTarget,    // blockize: a loop or a list of blocks
-  OptIntList,     // None or [ints] (sample_perfect_tile's decision)
-  OptInt,         // None or an int (sample_categorical's decision)
+  Block,           // b
+  Loop,            // l
+  BlockOrLoop,     // b or l
+  Int,             // an integer
+  Bool,            // True / False
+  String,          // "..."
+  Scalar,          // an annotation value: int, float, bool or string
+  ScalarOrSample,  // a Scalar or a sampled value (v3)
+  OptScalar,       // None or a Scalar
+  IntList,         // [1, 2]
+  FloatList,       // [0.5, 0.5] (integers are read as floats)
+  FactorList,      // split factors: [None, 32, v3]
+  BlockList,       // [b1, b2]
+  BufferTuple,     // ("read" | "write", index)
+  IndexMapValue,   // lambda i, j: (...)
+  BlockTarget,     // blockize: a loop or a list of blocks
+  OptIntList,      // None or [ints] (sample_perfect_tile's decision)
+  OptInt,          // None or an int (sample_categorical's decision)
 };
 
 struct ParamSpec {

@@ -455,12 +455,15 @@ Expr Parser::parse_t_expr(const Token& t_tok) {
   // TVM prints an operator as a call of its node (T.Add(a, b), T.Mul(0, 137))
   // where the infix form would be folded when parsed back.
   static const std::unordered_map<std::string, ExprKind> kNodeCalls = {
-      {"Add", ExprKind::Add}, {"Sub", ExprKind::Sub},           {"Mul", ExprKind::Mul},
-      {"Div", ExprKind::Div}, {"Mod", ExprKind::Mod},           {"FloorDiv", ExprKind::FloorDiv},
-      {"Min", ExprKind::Min}, {"FloorMod", ExprKind::FloorMod}, {"Max", ExprKind::Max},
-      {"EQ", ExprKind::EQ},   {"NE", ExprKind::NE},             {"LT", ExprKind::LT},
-      {"LE", ExprKind::LE},   {"GT", ExprKind::GT},             {"GE", ExprKind::GE},
-      {"And", ExprKind::And}, {"Or", ExprKind::Or}};
+      {"Add", ExprKind::Add}, {"Sub", ExprKind::Sub},
+      {"Mul", ExprKind::Mul}, {"Div", ExprKind::Div},
+      {"Mod", ExprKind::Mod}, {"FloorDiv", ExprKind::FloorDiv},
+      {"Min", ExprKind::Min}, {"FloorMod", ExprKind::FloorMod},
+      {"Max", ExprKind::Max}, {"EQ", ExprKind::EQ},
+      {"NE", ExprKind::NE},   {"LT", ExprKind::LT},
+      {"LE", ExprKind::LE},   {"GT", ExprKind::GT},
+      {"GE", ExprKind::GE},   {"And", ExprKind::And},
+      {"Or", ExprKind::Or}};
   if (auto it = kNodeCalls.find(f); it != kNodeCalls.end()) return binary_call(it->second);
   if (f == "Not") {
     auto args = parse_call_args(name, 1, 1);

@@ -102,8 +102,7 @@ void Parser::expect_t_attr(std::string_view name, std::string_view context) {
 // here, so the rest of the parser knows one spelling; the surface is noted.
 void Parser::adopt_tirx_words() {
   for (size_t i = 0; i + 2 < toks_.size(); ++i) {
-    if (!toks_[i].is_name("T") || !toks_[i + 1].is_op(".") ||
-        toks_[i + 2].kind != TokenKind::Name)
+    if (!toks_[i].is_name("T") || !toks_[i + 1].is_op(".") || toks_[i + 2].kind != TokenKind::Name)
       continue;
     if (auto classic = classic_word(toks_[i + 2].text)) {
       toks_[i + 2].text = std::string(*classic);

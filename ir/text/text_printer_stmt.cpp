@@ -227,8 +227,8 @@ std::string TextPrinter::region(const BufferRegion& r) {
 void TextPrinter::print_alloc_buffer(const Buffer& b, int indent) {
   if (!b) return;
   define_buffer(b);
-  line(indent,
-       buffer_name(b) + " = " + t_word("alloc_buffer") + "(" + shape(b->shape) + ", " + buffer_tail(b) + ")");
+  line(indent, buffer_name(b) + " = " + t_word("alloc_buffer") + "(" + shape(b->shape) + ", " +
+                   buffer_tail(b) + ")");
 }
 
 void TextPrinter::print_stmt(const Stmt& s, int indent) {
@@ -448,9 +448,8 @@ void TextPrinter::print_block(const BlockNode* b, const std::vector<Expr>& value
 
 void TextPrinter::print_function(const PrimFunc& f, std::string_view name, int indent) {
   // TVM 0.27 marks the functions that hold blocks.
-  line(indent, surface_ == Surface::tirx && f && is_root_block(f->body)
-                   ? "@T.prim_func(s_tir=True)"
-                   : "@T.prim_func");
+  line(indent, surface_ == Surface::tirx && f && is_root_block(f->body) ? "@T.prim_func(s_tir=True)"
+                                                                        : "@T.prim_func");
   if (!f) {
     line(indent, "def " + NameTable::sanitize(name) + "():");
     line(indent + 1, "T.evaluate(0)");
