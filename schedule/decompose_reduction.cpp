@@ -5,6 +5,7 @@
 #include "ir/arith/region.h"
 #include "ir/substitute.h"
 #include "schedule/analysis.h"
+#include "schedule/buffer_rewrite.h"
 #include "schedule/iteration_conflict.h"
 #include "schedule/schedule.h"
 #include "schedule/state.h"
@@ -127,9 +128,7 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
   // lists it first, as TVM's decompose_reduction does.
   std::vector<BufferRegion> output_reads;
   for (const BufferRegion& w : blk.writes)
-    if (std::none_of(blk.reads.begin(), blk.reads.end(),
-                     [&](const BufferRegion& r) { return r.buffer.get() == w.buffer.get(); }))
-      output_reads.push_back(w);
+    if (!reads_buffer(blk, w.buffer)) output_reads.push_back(w);
   update->reads.insert(update->reads.begin(), output_reads.begin(), output_reads.end());
   update->name = unique_block_name(func, blk.name + "_update");
   Stmt loop_stmt = *std::find_if(bpath.stmts.begin(), bpath.stmts.end(),

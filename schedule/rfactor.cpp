@@ -9,6 +9,7 @@
 #include "ir/structural.h"
 #include "ir/substitute.h"
 #include "schedule/analysis.h"
+#include "schedule/buffer_rewrite.h"
 #include "schedule/schedule.h"
 #include "schedule/state.h"
 
@@ -114,10 +115,7 @@ Block finish(std::shared_ptr<BlockNode> b, bool list_own_output) {
   b->writes = regions.writes;
   b->reads.clear();
   for (const BufferRegion& r : regions.reads)
-    if (list_own_output || !b->init ||
-        std::none_of(b->writes.begin(), b->writes.end(),
-                     [&](const BufferRegion& w) { return w.buffer.get() == r.buffer.get(); }))
-      b->reads.push_back(r);
+    if (list_own_output || !b->init || !writes_buffer(*b, r.buffer)) b->reads.push_back(r);
   return b;
 }
 
@@ -155,10 +153,8 @@ BlockRV Schedule::rfactor(LoopRV loop, int factor_axis) {
                                 [](const IterVar& iv) { return iv.kind == IterKind::Reduce; });
   if (!blk.init || !has_reduce)
     throw ScheduleError(kPrimitive, "block " + blk.name + " is not a reduction block");
-  const bool lists_output = std::any_of(blk.reads.begin(), blk.reads.end(), [&](const auto& r) {
-    return std::any_of(blk.writes.begin(), blk.writes.end(),
-                       [&](const BufferRegion& w) { return w.buffer.get() == r.buffer.get(); });
-  });
+  const bool lists_output = std::any_of(blk.writes.begin(), blk.writes.end(),
+                                        [&](const BufferRegion& w) { return reads_buffer(blk, w.buffer); });
   if (!is_const_int(realize->predicate, 1))
     throw ScheduleError(kPrimitive,
                         "block " + blk.name + " has a predicate (T.where), which is not supported");
