@@ -54,12 +54,8 @@ bool matches_expected(const std::string& func, const std::string& buffer, const 
     std::cout << func << ": " << buffer << " matches " << path << "\n";
     return true;
   }
-  const auto value = [&](const NDArray& a) {
-    return a.dtype().is_float() ? fmt::format("{}", a.get_float(at))
-                                : fmt::format("{}", a.get_int(at));
-  };
   std::cout << func << ": " << buffer << " differs from " << path << " at element " << at << ": "
-            << value(out) << " vs " << value(expected) << "\n";
+            << element_text(out, at) << " vs " << element_text(expected, at) << "\n";
   return false;
 }
 

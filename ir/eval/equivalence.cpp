@@ -1,4 +1,3 @@
-#include <cstdio>
 #include <functional>
 
 #include "ir/eval/interpreter.h"
@@ -18,16 +17,6 @@ std::string index_str(const std::vector<int64_t>& shape, int64_t flat) {
   return s + "]";
 }
 
-std::string value_str(const NDArray& a, int64_t i) {
-  if (a.dtype().is_float()) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.9g", a.get_float(i));
-    return buf;
-  }
-  if (a.dtype().is_uint() && a.dtype().bits() == 64)
-    return std::to_string(static_cast<uint64_t>(a.get_int(i)));
-  return std::to_string(a.get_int(i));
-}
 
 void check_signatures(const PrimFunc& a, const PrimFunc& b) {
   if (a->params.size() != b->params.size())
@@ -122,7 +111,7 @@ EquivResult compare_runs(const PrimFunc& a, const Runner& run_a, const Runner& r
       ++k;
       if (int64_t i = x.first_mismatch(y, o.rtol, o.atol); i >= 0)
         return {false, "buffer " + p.buffer->name + index_str(x.shape(), i) +
-                           " differs: " + value_str(x, i) + " vs " + value_str(y, i) + trial};
+                           " differs: " + element_text(x, i) + " vs " + element_text(y, i) + trial};
     }
   }
   return {};

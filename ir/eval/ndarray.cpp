@@ -1,6 +1,7 @@
 #include "ir/eval/ndarray.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "ir/error.h"
@@ -84,6 +85,17 @@ int64_t NDArray::first_mismatch(const NDArray& other, double rtol, double atol) 
     if (!equal) return i;
   }
   return -1;
+}
+
+std::string element_text(const NDArray& a, int64_t i) {
+  if (a.dtype().is_float()) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g", a.get_float(i));
+    return buf;
+  }
+  if (a.dtype().is_uint() && a.dtype().bits() == 64)
+    return std::to_string(static_cast<uint64_t>(a.get_int(i)));
+  return std::to_string(a.get_int(i));
 }
 
 }  // namespace tirc

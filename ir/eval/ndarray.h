@@ -41,6 +41,10 @@ class NDArray {
   std::vector<uint8_t> bytes_;
 };
 
+// Element i as text for messages: floats to 9 significant digits, integers
+// exactly (uint64 unsigned).
+std::string element_text(const NDArray& a, int64_t i);
+
 // NumPy .npy files (version 1.0/2.0, little-endian, C order).
 NDArray read_npy(const std::string& path);
 void write_npy(const std::string& path, const NDArray& a);

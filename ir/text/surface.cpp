@@ -14,10 +14,6 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kWords = 
 }};
 }  // namespace
 
-std::string_view surface_name(Surface s) {
-  return s == Surface::tirx ? "tirx" : "classic";
-}
-
 std::optional<Surface> parse_surface_name(std::string_view name) {
   if (name == "classic") return Surface::classic;
   if (name == "tirx") return Surface::tirx;

@@ -13,8 +13,7 @@ namespace tirc {
 
 enum class Surface { classic, tirx };
 
-// "classic" / "tirx".
-std::string_view surface_name(Surface s);
+// "classic" / "tirx" -> the surface; nullopt for another name.
 std::optional<Surface> parse_surface_name(std::string_view name);
 
 // The classic word for a TIRx-only word after `T.` ("sblock" -> "block"),

@@ -1,11 +1,10 @@
 // Expressions in Python syntax with the fewest parentheses that keep the tree.
 #include <cstdio>
 
+#include "ir/structural.h"
 #include "ir/text/float_repr.h"
 #include "ir/text/operators.h"
 #include "ir/text/text_printer.h"
-
-#include "ir/structural.h"
 
 namespace tirc {
 
