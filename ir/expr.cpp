@@ -1,5 +1,7 @@
 #include "ir/expr.h"
 
+#include <string_view>
+
 #include "ir/buffer.h"
 
 namespace tirc {
@@ -36,6 +38,39 @@ const char* to_string(ExprKind kind) {
     case ExprKind::Broadcast: return "Broadcast";
   }
   return "?";
+}
+
+std::string intrinsic_name(const CallNode& c) {
+  std::string_view op = c.op;
+  if (op.starts_with("tir.")) op.remove_prefix(4);
+  if (op.starts_with("T.")) op.remove_prefix(2);
+  return std::string(op);
+}
+
+bool is_comparison(ExprKind kind) {
+  return kind >= ExprKind::EQ && kind <= ExprKind::GE;
+}
+
+ExprKind negated_comparison(ExprKind kind) {
+  switch (kind) {
+    case ExprKind::EQ: return ExprKind::NE;
+    case ExprKind::NE: return ExprKind::EQ;
+    case ExprKind::LT: return ExprKind::GE;
+    case ExprKind::LE: return ExprKind::GT;
+    case ExprKind::GT: return ExprKind::LE;
+    case ExprKind::GE: return ExprKind::LT;
+    default: return kind;
+  }
+}
+
+ExprKind mirrored_comparison(ExprKind kind) {
+  switch (kind) {
+    case ExprKind::LT: return ExprKind::GT;
+    case ExprKind::LE: return ExprKind::GE;
+    case ExprKind::GT: return ExprKind::LT;
+    case ExprKind::GE: return ExprKind::LE;
+    default: return kind;
+  }
 }
 
 Expr::Expr(int value) : node_(make_int(value).ptr()) {}

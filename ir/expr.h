@@ -16,17 +16,67 @@
 namespace tirc {
 
 enum class ExprKind : uint8_t {
-  IntImm, FloatImm, StringImm, Var, BufferLoad,
+  IntImm,
+  FloatImm,
+  StringImm,
+  Var,
+  BufferLoad,
   // binary arithmetic
-  Add, Sub, Mul, Div, Mod, FloorDiv, FloorMod, Min, Max,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod,
+  FloorDiv,
+  FloorMod,
+  Min,
+  Max,
   // comparisons (result is bool)
-  EQ, NE, LT, LE, GT, GE,
+  EQ,
+  NE,
+  LT,
+  LE,
+  GT,
+  GE,
   // logic on bool
-  And, Or, Not,
-  Cast, Select, Call, Ramp, Broadcast,
+  And,
+  Or,
+  Not,
+  Cast,
+  Select,
+  Call,
+  Ramp,
+  Broadcast,
 };
 
 const char* to_string(ExprKind kind);
+
+// The comparisons EQ NE LT LE GT GE, and the one place that knows how they
+// relate: !(a k b) is a negated(k) b, and a k b is b mirrored(k) a. Each gives
+// back a kind that is not a comparison unchanged.
+bool is_comparison(ExprKind kind);
+ExprKind negated_comparison(ExprKind kind);
+ExprKind mirrored_comparison(ExprKind kind);
+// a k b for a comparison k (false for any other kind); NaN compares as in C.
+template <class T>
+bool compare_values(ExprKind kind, T a, T b) {
+  switch (kind) {
+    case ExprKind::EQ:
+      return a == b;
+    case ExprKind::NE:
+      return a != b;
+    case ExprKind::LT:
+      return a < b;
+    case ExprKind::LE:
+      return a <= b;
+    case ExprKind::GT:
+      return a > b;
+    case ExprKind::GE:
+      return a >= b;
+    default:
+      return false;
+  }
+}
 
 class ExprNode {
  public:
@@ -43,11 +93,10 @@ class Expr {
  public:
   Expr() = default;
   template <class T>
-    requires std::derived_from<T, ExprNode>
-  Expr(std::shared_ptr<const T> node) : node_(std::move(node)) {}
+  requires std::derived_from<T, ExprNode> Expr(std::shared_ptr<const T> node)
+      : node_(std::move(node)) {}
   template <class T>
-    requires std::derived_from<T, ExprNode>
-  Expr(std::shared_ptr<T> node) : node_(std::move(node)) {}
+  requires std::derived_from<T, ExprNode> Expr(std::shared_ptr<T> node) : node_(std::move(node)) {}
   // An int32 immediate, so `e + 1` and `{0, n}` read naturally.
   Expr(int value);
 
@@ -110,7 +159,8 @@ struct BufferLoadNode : ExprNode {
 
 // Add .. Or except Not: two operands.
 struct BinaryNode : ExprNode {
-  BinaryNode(ExprKind k, DataType t, Expr x, Expr y) : ExprNode(k, t), a(std::move(x)), b(std::move(y)) {}
+  BinaryNode(ExprKind k, DataType t, Expr x, Expr y)
+      : ExprNode(k, t), a(std::move(x)), b(std::move(y)) {}
   static bool matches(ExprKind k) { return k >= ExprKind::Add && k <= ExprKind::Or; }
   const Expr a, b;
 };
@@ -130,7 +180,10 @@ struct CastNode : ExprNode {
 // Both branches are evaluated; use Call if_then_else for a guarded choice.
 struct SelectNode : ExprNode {
   SelectNode(DataType t, Expr c, Expr tv, Expr fv)
-      : ExprNode(ExprKind::Select, t), cond(std::move(c)), true_value(std::move(tv)), false_value(std::move(fv)) {}
+      : ExprNode(ExprKind::Select, t),
+        cond(std::move(c)),
+        true_value(std::move(tv)),
+        false_value(std::move(fv)) {}
   static bool matches(ExprKind k) { return k == ExprKind::Select; }
   const Expr cond, true_value, false_value;
 };
@@ -145,6 +198,11 @@ struct CallNode : ExprNode {
   const std::vector<Expr> args;
 };
 
+// A call's intrinsic without the namespace it may be spelled with (`T.exp`
+// and `tir.exp` are `exp`): the name the interpreter and the generators
+// dispatch on.
+std::string intrinsic_name(const CallNode& c);
+
 // base + i * stride for lane i.
 struct RampNode : ExprNode {
   RampNode(DataType t, Expr b, Expr s, int l)
@@ -155,7 +213,8 @@ struct RampNode : ExprNode {
 };
 
 struct BroadcastNode : ExprNode {
-  BroadcastNode(DataType t, Expr v, int l) : ExprNode(ExprKind::Broadcast, t), value(std::move(v)), lanes(l) {}
+  BroadcastNode(DataType t, Expr v, int l)
+      : ExprNode(ExprKind::Broadcast, t), value(std::move(v)), lanes(l) {}
   static bool matches(ExprKind k) { return k == ExprKind::Broadcast; }
   const Expr value;
   const int lanes;
@@ -212,7 +271,9 @@ bool is_const_int(const Expr& e, int64_t value);
 struct Range {
   Expr min;
   Expr extent;
-  static Range from_min_extent(Expr min, Expr extent) { return {std::move(min), std::move(extent)}; }
+  static Range from_min_extent(Expr min, Expr extent) {
+    return {std::move(min), std::move(extent)};
+  }
 };
 
 enum class IterKind : uint8_t { DataPar, Reduce, Opaque, ThreadIndex };

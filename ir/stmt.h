@@ -222,4 +222,16 @@ Stmt make_if(Expr cond, Stmt then_case, Stmt else_case = {});
 Stmt make_evaluate(Expr value);
 Stmt make_block_realize(std::vector<Expr> iter_values, Expr predicate, Block block);
 
+// ---- copies with some fields changed -----------------------------------------
+// Every other field, and the source location, is kept (and shared): the one
+// way rewrites rebuild a loop, a block or a block realize.
+
+Stmt with_body(const ForNode& loop, Stmt body);
+Stmt with_kind(const ForNode& loop, ForKind kind, std::string thread_tag = {});
+Stmt with_annotations(const ForNode& loop, Annotations annotations);
+// A new loop variable, range and body; kind, thread tag and annotations kept.
+Stmt with_header(const ForNode& loop, Var var, Expr min, Expr extent, Stmt body);
+Stmt with_block(const BlockRealizeNode& realize, Block block);
+Block with_body(const BlockNode& block, Stmt body);
+
 }  // namespace tirc

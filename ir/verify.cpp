@@ -59,40 +59,6 @@ struct VarConstraint {
   Expr other;
 };
 
-ExprKind mirrored(ExprKind k) {
-  switch (k) {
-    case ExprKind::LT:
-      return ExprKind::GT;
-    case ExprKind::LE:
-      return ExprKind::GE;
-    case ExprKind::GT:
-      return ExprKind::LT;
-    case ExprKind::GE:
-      return ExprKind::LE;
-    default:
-      return k;
-  }
-}
-
-ExprKind negated(ExprKind k) {
-  switch (k) {
-    case ExprKind::LT:
-      return ExprKind::GE;
-    case ExprKind::LE:
-      return ExprKind::GT;
-    case ExprKind::GT:
-      return ExprKind::LE;
-    case ExprKind::GE:
-      return ExprKind::LT;
-    case ExprKind::EQ:
-      return ExprKind::NE;
-    case ExprKind::NE:
-      return ExprKind::EQ;
-    default:
-      return k;
-  }
-}
-
 void collect_constraints(const Expr& cond, bool negate, std::vector<VarConstraint>& out) {
   if (!cond) return;
   if (auto* n = cond.as<NotNode>()) return collect_constraints(n->a, !negate, out);
@@ -103,11 +69,11 @@ void collect_constraints(const Expr& cond, bool negate, std::vector<VarConstrain
     collect_constraints(b->b, negate, out);
     return;
   }
-  if (cond.kind() < ExprKind::EQ || cond.kind() > ExprKind::GE) return;
-  ExprKind k = negate ? negated(cond.kind()) : cond.kind();
+  if (!is_comparison(cond.kind())) return;
+  ExprKind k = negate ? negated_comparison(cond.kind()) : cond.kind();
   if (k == ExprKind::NE) return;
   if (auto* v = b->a.as<VarNode>()) out.push_back({v, k, b->b});
-  if (auto* v = b->b.as<VarNode>()) out.push_back({v, mirrored(k), b->a});
+  if (auto* v = b->b.as<VarNode>()) out.push_back({v, mirrored_comparison(k), b->a});
 }
 
 class FunctionVerifier : public StmtVisitor {

@@ -584,10 +584,7 @@ class CompactionRewriter : public StmtMutator {
     auto inner = std::make_shared<AllocateNode>(
         part->data, a.dtype, std::vector<Expr>{make_int(part->size, t)}, a.scope, mutate(n->body));
     inner->loc = a.loc;
-    auto m = std::make_shared<ForNode>(n->loop_var, n->min, n->extent, n->for_kind,
-                                       Stmt(std::move(inner)), n->thread_tag, n->annotations);
-    m->loc = n->loc;
-    return Stmt(std::move(m));
+    return with_body(*n, Stmt(std::move(inner)));
   }
   Expr mutate_load(const Expr& e, const BufferLoadNode* n) override {
     auto it = c_.accesses.find(n);

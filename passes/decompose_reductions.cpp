@@ -15,16 +15,6 @@ using namespace passes;
 
 namespace {
 
-using VarSet = std::unordered_set<const VarNode*>;
-
-class StmtVars : public StmtVisitor {
- public:
-  VarSet vars;
-
- protected:
-  void visit_var(const VarNode* v) override { vars.insert(v); }
-};
-
 // Whether a subtree touches storage in `data` anywhere outside `skip`.
 class TouchesStorage : public StmtVisitor {
  public:
@@ -92,10 +82,7 @@ class Decomposer {
         loops_.pop_back();
         Stmt out = s;
         if (!body.same_as(f->body)) {
-          auto n = std::make_shared<ForNode>(f->loop_var, f->min, f->extent, f->for_kind, body,
-                                             f->thread_tag, f->annotations);
-          n->loc = f->loc;
-          out = Stmt(std::move(n));
+          out = with_body(*f, body);
         }
         auto it = inits_before_.find(f);
         if (it == inits_before_.end()) return out;
@@ -260,9 +247,7 @@ class Decomposer {
       if (uses_any(c, inner_other)) return Stmt();
       init_pred.push_back(c);
     }
-    StmtVars init_vars;
-    init_vars.visit(b.init);
-    for (const VarNode* v : init_vars.vars)
+    for (const VarNode* v : vars_of(b.init))
       if (reduce_ivs.count(v)) return Stmt();
 
     // Nothing else under the hoisting loop may touch what the init writes.
@@ -309,11 +294,8 @@ class Decomposer {
     for (size_t q = loops_.size(); q-- > p;) {
       if (!new_loop_vars[q]) continue;
       const ForNode* f = loops_[q];
-      auto loop = std::make_shared<ForNode>(new_loop_vars[q], substitute(f->min, loop_map),
-                                            substitute(f->extent, loop_map), f->for_kind, nest,
-                                            f->thread_tag, f->annotations);
-      loop->loc = f->loc;
-      nest = Stmt(std::move(loop));
+      nest = with_header(*f, new_loop_vars[q], substitute(f->min, loop_map),
+                         substitute(f->extent, loop_map), nest);
     }
     inits_before_[loops_[p]].push_back(nest);
     return nest;

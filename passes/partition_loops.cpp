@@ -84,7 +84,7 @@ class LoopPartitioner : public StmtMutator {
     enclosing_.pop_back();
     analyzer_ = std::move(saved);
     if (body.same_as(n->body)) return s;
-    return loop(*n, n->loop_var, n->min, n->extent, n->for_kind, body);
+    return with_body(*n, body);
   }
 
   // An `if` that never holds leaves no `T.evaluate(0)` behind in a sequence.
@@ -107,8 +107,7 @@ class LoopPartitioner : public StmtMutator {
   Expr mutate_call(const Expr& e, const CallNode* n) override {
     Expr m = ExprMutator::mutate_call(e, n);
     auto* c = m.as<CallNode>();
-    if (!is_selection(c) || may_trap(c->args[0]))
-      return m;
+    if (!is_selection(c) || may_trap(c->args[0])) return m;
     std::vector<Expr> kept;
     for (const Expr& k : conjuncts(c->args[0])) {
       if (analyzer_.can_prove(k)) continue;
@@ -142,13 +141,6 @@ class LoopPartitioner : public StmtMutator {
   }
 
  private:
-  static Stmt loop(const ForNode& n, Var v, Expr mn, Expr ext, ForKind kind, Stmt body) {
-    auto m = std::make_shared<ForNode>(std::move(v), std::move(mn), std::move(ext), kind,
-                                       std::move(body), n.thread_tag, n.annotations);
-    m->loc = n.loc;
-    return Stmt(std::move(m));
-  }
-
   // The parts of n, or nullopt when no guard narrows its range.
   std::optional<Stmt> partition(const ForNode& n, int64_t mn, int64_t ext) {
     const Interval range{mn, arith::i128(mn) + ext - 1};
@@ -190,9 +182,11 @@ class LoopPartitioner : public StmtMutator {
     body = mutate(body);
     enclosing_.pop_back();
     analyzer_ = std::move(saved);
-    ForKind kind = n.for_kind;
-    if (kind == ForKind::Vectorized && !suffix.empty() && contains_if(body)) kind = ForKind::Serial;
-    return loop(n, v, mn, ext, kind, body);
+    Stmt part = with_header(n, v, mn, ext, body);
+    // A vectorized piece that keeps a guard runs serially.
+    if (n.for_kind == ForKind::Vectorized && !suffix.empty() && contains_if(body))
+      return with_kind(*part.as<ForNode>(), ForKind::Serial, n.thread_tag);
+    return part;
   }
 
   NameSet names_;

@@ -59,14 +59,6 @@ class NameCollector : public StmtVisitor {
   }
 };
 
-class VarCollector : public ExprVisitor {
- public:
-  std::unordered_set<const VarNode*> vars;
-
- protected:
-  void visit_var(const VarNode* v) override { vars.insert(v); }
-};
-
 int bits_of(DataType t) {
   return t.bits();
 }
@@ -103,10 +95,7 @@ class VariableRenewer : public StmtMutator {
 
   Stmt mutate_for(const Stmt&, const ForNode* n) override {
     Var v = renew(n->loop_var);
-    auto m = std::make_shared<ForNode>(v, mutate(n->min), mutate(n->extent), n->for_kind,
-                                       mutate(n->body), n->thread_tag, n->annotations);
-    m->loc = n->loc;
-    return Stmt(std::move(m));
+    return with_header(*n, v, mutate(n->min), mutate(n->extent), mutate(n->body));
   }
 
   Stmt mutate_let(const Stmt&, const LetStmtNode* n) override {
@@ -132,18 +121,6 @@ class VariableRenewer : public StmtMutator {
 
 Stmt with_new_variables(const Stmt& s, NameSet& names, VarMap& vmap) {
   return VariableRenewer(names, vmap).mutate(s);
-}
-
-std::unordered_set<const VarNode*> vars_of(const Expr& e) {
-  VarCollector c;
-  if (e) c.visit(e);
-  return std::move(c.vars);
-}
-
-bool uses_any(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
-  for (const VarNode* v : vars_of(e))
-    if (vars.count(v)) return true;
-  return false;
 }
 
 Expr cast_index(const Expr& e, DataType t) {

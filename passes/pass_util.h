@@ -8,6 +8,7 @@
 #include "ir/conjuncts.h"
 #include "ir/function.h"
 #include "ir/substitute.h"
+#include "ir/var_use.h"
 
 namespace tirc::passes {
 
@@ -28,11 +29,6 @@ class NameSet {
 // replaced; the new definitions are added to vmap. For placing a second copy
 // of a statement beside the first: the lowered form defines each variable once.
 Stmt with_new_variables(const Stmt& s, NameSet& names, VarMap& vmap);
-
-// Variables an expression mentions.
-std::unordered_set<const VarNode*> vars_of(const Expr& e);
-bool uses_any(const Expr& e, const std::unordered_set<const VarNode*>& vars);
-
 
 // a + b / a * b for index arithmetic: immediates and scalars are converted to
 // the wider integer type, and a scalar meeting a vector is broadcast.

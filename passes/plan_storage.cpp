@@ -19,27 +19,12 @@
 
 #include "ir/functor.h"
 #include "ir/substitute.h"
+#include "ir/var_use.h"
 #include "passes/passes.h"
 
 namespace tirc {
 
 namespace {
-
-class StorageUses : public StmtVisitor {
- public:
-  std::unordered_set<const VarNode*> used;
-
- protected:
-  void visit_var(const VarNode* v) override { used.insert(v); }
-  void visit_load(const BufferLoadNode* n) override {
-    if (n->buffer && n->buffer->data) used.insert(n->buffer->data.get());
-    StmtVisitor::visit_load(n);
-  }
-  void visit_store(const BufferStoreNode* n) override {
-    if (n->buffer && n->buffer->data) used.insert(n->buffer->data.get());
-    StmtVisitor::visit_store(n);
-  }
-};
 
 // Points every buffer over one of `to`'s keys at the replacement storage.
 class Repointer : public StmtMutator {
@@ -81,8 +66,8 @@ class StoragePlanner : public StmtMutator {
       stmts = seq->seq;
     else
       stmts = {body};
-    std::vector<StorageUses> uses(stmts.size());
-    for (size_t i = 0; i < stmts.size(); ++i) uses[i].visit(stmts[i]);
+    std::vector<VarSet> uses;
+    for (const Stmt& s : stmts) uses.push_back(vars_and_storage_of(s));
 
     struct Member {
       const AllocateNode* alloc;
@@ -92,7 +77,7 @@ class StoragePlanner : public StmtMutator {
     for (const AllocateNode* a : chain) {
       Member m{a};
       for (size_t i = 0; i < stmts.size(); ++i)
-        if (uses[i].used.count(a->buffer_var.get())) {
+        if (uses[i].count(a->buffer_var.get())) {
           if (m.first < 0) m.first = static_cast<int>(i);
           m.last = static_cast<int>(i);
         }

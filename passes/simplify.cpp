@@ -70,10 +70,7 @@ class LoweredSimplifier : public StmtMutator {
     Stmt body = mutate(n->body);
     analyzer_ = std::move(saved);
     if (mn.same_as(n->min) && ext.same_as(n->extent) && body.same_as(n->body)) return s;
-    auto m = std::make_shared<ForNode>(n->loop_var, mn, ext, n->for_kind, body, n->thread_tag,
-                                       n->annotations);
-    m->loc = n->loc;
-    return Stmt(std::move(m));
+    return with_header(*n, n->loop_var, mn, ext, body);
   }
 
   Stmt mutate_if(const Stmt& s, const IfThenElseNode* n) override {

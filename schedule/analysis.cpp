@@ -27,18 +27,6 @@ bool shares_buffer(const std::vector<BufferRegion>& a, const std::vector<BufferR
   return false;
 }
 
-class VarUse : public StmtVisitor {
- public:
-  explicit VarUse(const VarNode* v) : v_(v) {}
-  bool found = false;
-
- protected:
-  void visit_var(const VarNode* n) override { found |= n == v_; }
-
- private:
-  const VarNode* v_;
-};
-
 // Writers of b among the scope's child blocks.
 int count_writers(const Stmt& scope, const Buffer& b) {
   int n = 0;
@@ -104,12 +92,6 @@ struct AffineUses {
   std::unordered_set<const VarNode*> plain;
   std::unordered_set<const VarNode*> split;
 };
-
-bool uses_any(const Expr& e, const std::unordered_set<const VarNode*>& vars) {
-  for (const VarNode* v : vars)
-    if (uses_var(e, v)) return true;
-  return false;
-}
 
 // Walks e under the grammar of the affine rule; false when e falls outside it.
 bool collect_affine(const Expr& e, const std::unordered_set<const VarNode*>& loop_vars,
@@ -179,18 +161,6 @@ bool is_param_buffer(const PrimFunc& f, const Buffer& b) {
   for (const Param& p : f->params)
     if (p.buffer == b) return true;
   return false;
-}
-
-bool uses_var(const Expr& e, const VarNode* v) {
-  VarUse u(v);
-  u.visit(e);
-  return u.found;
-}
-
-bool uses_var(const Stmt& s, const VarNode* v) {
-  VarUse u(v);
-  u.visit(s);
-  return u.found;
 }
 
 Expr keep_conjuncts(const Expr& pred, const std::vector<const VarNode*>& dropped) {

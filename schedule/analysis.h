@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/function.h"
+#include "ir/var_use.h"
 #include "schedule/state.h"
 
 namespace tirc {
@@ -60,9 +61,6 @@ bool same_indices(const std::vector<Expr>& a, const std::vector<Expr>& b);
 // dimensions, as a convolution over output pixels does): the pair is one
 // dimension indexed x. Null when the indices are not such a pair.
 Expr split_pair(const Buffer& b, const Expr& at_d, const Expr& at_next, size_t d);
-
-bool uses_var(const Expr& e, const VarNode* v);
-bool uses_var(const Stmt& s, const VarNode* v);
 
 // The conjuncts of a block predicate that use none of the `dropped` loop
 // variables (for a block copied out from under those loops: an init).

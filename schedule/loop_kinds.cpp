@@ -43,20 +43,6 @@ void check_data_parallel(const Schedule& sch, const LoopAt& at, const std::strin
                                          b.block->block->name);
 }
 
-Stmt with_kind(const ForNode& loop, ForKind kind, std::string tag) {
-  auto n = std::make_shared<ForNode>(loop.loop_var, loop.min, loop.extent, kind, loop.body,
-                                     std::move(tag), loop.annotations);
-  n->loc = loop.loc;
-  return n;
-}
-
-Stmt with_annotations(const ForNode& loop, Annotations ann) {
-  auto n = std::make_shared<ForNode>(loop.loop_var, loop.min, loop.extent, loop.for_kind, loop.body,
-                                     loop.thread_tag, std::move(ann));
-  n->loc = loop.loc;
-  return n;
-}
-
 }  // namespace
 
 static void set_loop_kind(Schedule& sch, LoopRV rv, const std::string& primitive, ForKind kind,

@@ -58,7 +58,8 @@ std::optional<StmtPath> find_path(const Stmt& body, std::function<bool(const Stm
 
 class Replacer : public StmtMutator {
  public:
-  Replacer(const StmtNode* target, Stmt replacement) : target_(target), replacement_(std::move(replacement)) {}
+  Replacer(const StmtNode* target, Stmt replacement)
+      : target_(target), replacement_(std::move(replacement)) {}
   bool found = false;
 
   Stmt mutate_stmt(const Stmt& s) {
@@ -122,7 +123,8 @@ class Replacer : public StmtMutator {
   Stmt mutate_let(const Stmt& s, const LetStmtNode* n) override {
     Stmt body = mutate_stmt(n->body);
     if (body.same_as(n->body)) return s;
-    auto r = std::make_shared<LetStmtNode>(n->var, n->value, body ? body : make_evaluate(make_int(0)));
+    auto r =
+        std::make_shared<LetStmtNode>(n->var, n->value, body ? body : make_evaluate(make_int(0)));
     r->loc = n->loc;
     return r;
   }
@@ -240,25 +242,6 @@ std::vector<const BlockRealizeNode*> child_blocks(const Stmt& s) {
 std::vector<const BlockRealizeNode*> outermost_blocks(const Stmt& s) {
   if (auto* r = s.as<BlockRealizeNode>()) return {r};
   return child_blocks(s);
-}
-
-Stmt with_body(const ForNode& loop, Stmt body) {
-  auto n = std::make_shared<ForNode>(loop.loop_var, loop.min, loop.extent, loop.for_kind, std::move(body),
-                                     loop.thread_tag, loop.annotations);
-  n->loc = loop.loc;
-  return n;
-}
-
-Stmt with_block(const BlockRealizeNode& realize, Block block) {
-  auto n = std::make_shared<BlockRealizeNode>(realize.iter_values, realize.predicate, std::move(block));
-  n->loc = realize.loc;
-  return n;
-}
-
-Block with_body(const BlockNode& block, Stmt body) {
-  auto n = std::make_shared<BlockNode>(block);
-  n->body = std::move(body);
-  return n;
 }
 
 Stmt wrap_loops(const std::vector<const ForNode*>& loops, Stmt body) {

@@ -47,11 +47,6 @@ std::vector<const BlockRealizeNode*> child_blocks(const Stmt& s);
 // else child_blocks(s). For a statement in a sequence, the blocks it holds.
 std::vector<const BlockRealizeNode*> outermost_blocks(const Stmt& s);
 
-// Copies with one field changed.
-Stmt with_body(const ForNode& loop, Stmt body);
-Stmt with_block(const BlockRealizeNode& realize, Block block);
-Block with_body(const BlockNode& block, Stmt body);
-
 // The For nest `loops` (outermost first, as written) rebuilt around body.
 Stmt wrap_loops(const std::vector<const ForNode*>& loops, Stmt body);
 

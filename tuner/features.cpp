@@ -12,6 +12,7 @@
 #include "ir/flops.h"
 #include "ir/functor.h"
 #include "ir/substitute.h"
+#include "ir/var_use.h"
 #include "passes/pass_util.h"
 
 namespace tirc {
@@ -248,7 +249,7 @@ class Walker {
       for (size_t d = 0; d < forms.size(); ++d)
         for (const arith::LinearTerm& t : forms[d].terms) {
           term_vars[d].push_back(t.term.as<VarNode>() ? std::unordered_set<const VarNode*>{}
-                                                      : passes::vars_of(t.term));
+                                                      : vars_of(t.term));
           for (const Open& o : open_) open_var_inside |= term_vars[d].back().count(o.var) > 0;
         }
       return open_var_inside;

@@ -13,6 +13,7 @@
 #include "codegen/c/c_scope.h"
 #include "codegen/c/c_types.h"
 #include "ir/functor.h"
+#include "ir/var_use.h"
 
 namespace tirc {
 
@@ -35,28 +36,6 @@ bool noalias(const PrimFunc& f) {
   auto it = f->attrs.find("tir.noalias");
   return it != f->attrs.end() && it->second && is_const_int(it->second, 1);
 }
-
-// Variables a statement reads (including buffer storage), for building the
-// closure of an outlined parallel loop.
-class UsedVars : public StmtVisitor {
- public:
-  std::set<const VarNode*> vars;
-
- protected:
-  void visit_var(const VarNode* v) override { vars.insert(v); }
-  void visit_load(const BufferLoadNode* n) override {
-    vars.insert(n->buffer->data.get());
-    StmtVisitor::visit_load(n);
-  }
-  void visit_store(const BufferStoreNode* n) override {
-    vars.insert(n->buffer->data.get());
-    StmtVisitor::visit_store(n);
-  }
-  void visit_decl_buffer(const DeclBufferNode* n) override {
-    vars.insert(n->buffer->data.get());
-    StmtVisitor::visit_decl_buffer(n);
-  }
-};
 
 // The text of one C function body under construction.
 struct CBody {
@@ -315,12 +294,11 @@ class FunctionEmitter {
     const std::string closure = fn + "_closure";
 
     // Every visible variable the body reads travels in the closure.
-    UsedVars used;
-    used.visit(f.body);
+    const VarSet used = vars_and_storage_of(f.body);
     std::vector<std::pair<const VarNode*, CVar>> captured;
     std::set<std::string> captured_names;
     for (auto& [v, info] : scope_.visible())
-      if (used.vars.count(v) && v != f.loop_var.get() && captured_names.insert(info.name).second)
+      if (used.count(v) && v != f.loop_var.get() && captured_names.insert(info.name).second)
         captured.emplace_back(v, info);
 
     std::string decl = "struct " + closure + " {\n  int64_t lo_;\n  int failed;\n";

@@ -52,12 +52,6 @@ std::string wrap_type(DataType t) {
   return t.bits() == 64 ? "uint64_t" : "uint32_t";
 }
 
-std::string op_name(const std::string& op) {
-  if (op.starts_with("tir.")) return op.substr(4);
-  if (op.starts_with("T.")) return op.substr(2);
-  return op;
-}
-
 // C function (taking and returning double) for a unary float intrinsic.
 const char* unary_function(const std::string& op) {
   static const std::pair<const char*, const char*> kOps[] = {
@@ -90,6 +84,7 @@ class ExprEmitter {
   std::string emit(const Expr& e, int lane) {
     if (!e) refuse("null expression", loc_);
     const DataType t = e.dtype().element_of();
+    if (is_comparison(e.kind())) return compare(*e.as<BinaryNode>(), lane);
     switch (e.kind()) {
       case ExprKind::IntImm:
         return int_literal(t, e.as<IntImmNode>()->value);
@@ -101,13 +96,6 @@ class ExprEmitter {
         return var(*e.as<VarNode>(), lane);
       case ExprKind::BufferLoad:
         return load(*e.as<BufferLoadNode>(), lane);
-      case ExprKind::EQ:
-      case ExprKind::NE:
-      case ExprKind::LT:
-      case ExprKind::LE:
-      case ExprKind::GT:
-      case ExprKind::GE:
-        return compare(*e.as<BinaryNode>(), lane);
       case ExprKind::And:
       case ExprKind::Or: {
         auto* b = e.as<BinaryNode>();
@@ -276,7 +264,7 @@ class ExprEmitter {
   }
 
   std::string call(const CallNode& c, int lane) {
-    const std::string op = op_name(c.op);
+    const std::string op = intrinsic_name(c);
     const DataType t = c.dtype.element_of();
     auto arity = [&](size_t n) {
       if (c.args.size() != n)

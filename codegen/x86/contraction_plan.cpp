@@ -12,6 +12,7 @@
 #include "ir/functor.h"
 #include "ir/guarded_load.h"
 #include "ir/structural.h"
+#include "ir/var_use.h"
 
 namespace tirc {
 namespace {
@@ -23,23 +24,6 @@ struct AffineIndex {
   std::map<const VarNode*, int64_t> coeff;
   int64_t constant = 0;
   std::vector<std::pair<Expr, int64_t>> invariant;
-};
-
-class UsesAnyVar : public ExprVisitor {
- public:
-  explicit UsesAnyVar(const std::set<const VarNode*>& vars) : vars_(vars) {}
-  bool found = false;
-  bool has_load = false;
-
- protected:
-  void visit_var(const VarNode* v) override { found = found || vars_.count(v) > 0; }
-  void visit_load(const BufferLoadNode* n) override {
-    has_load = true;
-    ExprVisitor::visit_load(n);
-  }
-
- private:
-  const std::set<const VarNode*>& vars_;
 };
 
 void scale_into(AffineIndex& into, const AffineIndex& from, int64_t scale) {
@@ -54,10 +38,8 @@ std::optional<AffineIndex> decompose(const Expr& e, const std::set<const VarNode
     out.constant = *c;
     return out;
   }
-  UsesAnyVar uses(nest);
-  uses.visit(e);
-  if (uses.has_load) return std::nullopt;  // indirect indices are not affine
-  if (!uses.found) {
+  if (has_load(e)) return std::nullopt;  // indirect indices are not affine
+  if (!uses_any(e, [&](const VarNode* v) { return nest.count(v) > 0; })) {
     out.invariant.emplace_back(e, 1);
     return out;
   }
@@ -322,9 +304,7 @@ bool plan_guard(const ContractionPlan& plan, const Expr& guard,
   for (const Expr& c : conjuncts(guard)) {
     const ExprKind k = c.kind();
     auto* cmp = c.as<BinaryNode>();
-    if (!cmp || (k != ExprKind::LT && k != ExprKind::LE && k != ExprKind::GT &&
-                 k != ExprKind::GE && k != ExprKind::EQ && k != ExprKind::NE) ||
-        !cmp->a.dtype().is_int() || cmp->a.dtype().lanes() != 1) {
+    if (!cmp || !is_comparison(k) || !cmp->a.dtype().is_int() || cmp->a.dtype().lanes() != 1) {
       why = "a guard is not a conjunction of integer comparisons";
       return false;
     }
@@ -361,14 +341,7 @@ bool plan_guard(const ContractionPlan& plan, const Expr& guard,
 bool ContractionPlan::GuardTest::holds(const std::vector<int64_t>& iteration) const {
   int64_t v = constant;
   for (const auto& [loop, c] : coeff) v += c * iteration[static_cast<size_t>(loop)];
-  switch (kind) {
-    case ExprKind::LT: return v < 0;
-    case ExprKind::LE: return v <= 0;
-    case ExprKind::GT: return v > 0;
-    case ExprKind::GE: return v >= 0;
-    case ExprKind::EQ: return v == 0;
-    default: return v != 0;
-  }
+  return compare_values(kind, v, int64_t{0});
 }
 
 std::string ContractionPlan::summary() const {
@@ -388,8 +361,11 @@ std::string ContractionPlan::summary() const {
   if (init.present) os << " init=" << (init.load ? "load" : "constant");
   if (!guard_a.empty() || !guard_b.empty())
     os << " guards=" << guard_a.size() << '/' << guard_b.size();
-  os << " broadcast=" << (both_vectors ? '-' : a_is_broadcast ? 'A' : 'B') << " acc=" << accumulators
-     << " fmas=" << unrolled_fmas;
+  os << " broadcast="
+     << (both_vectors     ? '-'
+         : a_is_broadcast ? 'A'
+                          : 'B')
+     << " acc=" << accumulators << " fmas=" << unrolled_fmas;
   return os.str();
 }
 

@@ -182,7 +182,6 @@ class FunctionEmitter {
   void emit_vec_store(const BufferStoreNode& s, const VecCtx& cx);
   void emit_vectorized(const ForNode& f);
   void emit_tail_mask(const Xbyak::Reg64& remaining, int lanes);
-  bool depends_on(const Expr& e, const VarNode* v) const;
   bool vector_stride(const Expr& index, const VecCtx& cx, int64_t* stride, Expr* base) const;
   // ---- emitter_parallel.cpp
   void emit_parallel(const ForNode& f);

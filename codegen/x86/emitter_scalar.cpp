@@ -25,13 +25,6 @@ bool is_int_like(DataType t) {
   return t.is_integer() || t.is_bool();
 }
 
-std::string call_name(const CallNode& c) {
-  std::string op = c.op;
-  if (op.starts_with("tir.")) op = op.substr(4);
-  if (op.starts_with("T.")) op = op.substr(2);
-  return op;
-}
-
 bool fits_i32(int64_t v) {
   return v >= INT32_MIN && v <= INT32_MAX;
 }
@@ -379,17 +372,7 @@ void FunctionEmitter::store_scalar(const Xbyak::RegExp& a, int temp, DataType t)
 }
 
 int FunctionEmitter::eval_binary(const BinaryNode& b) {
-  switch (b.kind) {
-    case ExprKind::EQ:
-    case ExprKind::NE:
-    case ExprKind::LT:
-    case ExprKind::LE:
-    case ExprKind::GT:
-    case ExprKind::GE:
-      return eval_compare(b);
-    default:
-      break;
-  }
+  if (is_comparison(b.kind)) return eval_compare(b);
   if (b.a.dtype() != b.b.dtype())
     fail(std::string("operands of ") + to_string(b.kind) + " have types " + b.a.dtype().str() +
          " and " + b.b.dtype().str());
@@ -850,7 +833,7 @@ int FunctionEmitter::eval_lazy_choice(const CallNode& c) {
 }
 
 int FunctionEmitter::eval_call(const CallNode& c) {
-  const std::string op = call_name(c);
+  const std::string op = intrinsic_name(c);
   const DataType t = c.dtype;
   auto arity = [&](size_t n) {
     if (c.args.size() != n)

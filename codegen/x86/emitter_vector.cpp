@@ -37,6 +37,7 @@
 #include "ir/eval/numeric.h"
 #include "ir/functor.h"
 #include "ir/structural.h"
+#include "ir/var_use.h"
 
 namespace tirc {
 
@@ -61,35 +62,9 @@ Xmm vr(int idx, int bytes) {
   return Xmm(idx);
 }
 
-std::string call_op(const CallNode& c) {
-  std::string op = c.op;
-  if (op.starts_with("tir.")) op = op.substr(4);
-  if (op.starts_with("T.")) op = op.substr(2);
-  return op;
-}
-
 bool lane_type(DataType t) {
   t = t.element_of();
   return t == DataType::float32() || t == DataType::int32() || t.is_bool();
-}
-
-class DependsOn : public ExprVisitor {
- public:
-  explicit DependsOn(const VarNode* v) : v_(v) {}
-  bool found = false;
-
- protected:
-  void visit_var(const VarNode* n) override { found = found || n == v_; }
-
- private:
-  const VarNode* v_;
-};
-
-bool expr_depends_on(const Expr& e, const VarNode* v) {
-  if (!v) return false;
-  DependsOn d(v);
-  d.visit(e);
-  return d.found;
 }
 
 bool has_vector_node(const Expr& e) {
@@ -109,7 +84,7 @@ bool linear_coef(const Expr& index, const VarNode* v, int64_t* coef) {
   for (const auto& t : lf.terms) {
     if (t.term.get() == v) {
       *coef += t.coef;
-    } else if (expr_depends_on(t.term, v)) {
+    } else if (uses_var(t.term, v)) {
       return false;
     }
   }
@@ -170,7 +145,7 @@ struct VectorRule {
 
   bool expr_ok(const Expr& e) {
     if (has_vector_node(e)) return fail("vector expression inside a Vectorized loop");
-    if (!expr_depends_on(e, v)) {
+    if (!uses_var(e, v)) {
       if (!lane_type(e.dtype())) return fail("loop-invariant value of type " + e.dtype().str());
       return true;
     }
@@ -222,7 +197,7 @@ struct VectorRule {
       }
       case ExprKind::Call: {
         auto* c = e.as<CallNode>();
-        std::string op = call_op(*c);
+        std::string op = intrinsic_name(*c);
         VecMathFn fn;
         if (op == "if_then_else") {
           if (c->args.size() != 3 || !guardable(c->args[1]) || !guardable(c->args[2]))
@@ -289,10 +264,6 @@ bool can_vectorize(const ForNode& f, Isa isa, std::string* why) {
   for (const BufferStoreNode* s : stores)
     if (!rule.expr_ok(s->value)) return refuse(rule.why);
   return true;
-}
-
-bool FunctionEmitter::depends_on(const Expr& e, const VarNode* v) const {
-  return expr_depends_on(e, v);
 }
 
 bool FunctionEmitter::vector_stride(const Expr& index, const VecCtx& cx, int64_t* stride,
@@ -504,7 +475,7 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
                   m_.pool.splat_f32(static_cast<float>(numeric::round_to_float(t, f->value))));
     return out;
   }
-  if (e.dtype().is_scalar() && !depends_on(e, cx.loop_var)) {
+  if (e.dtype().is_scalar() && !uses_var(e, cx.loop_var)) {
     out = broadcast_scalar(eval(e), t);
     regs_.unpin_all();
     return out;
@@ -609,7 +580,7 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
     }
     case ExprKind::Call: {
       auto* c = e.as<CallNode>();
-      std::string op = call_op(*c);
+      std::string op = intrinsic_name(*c);
       if (op == "if_then_else") {
         if (c->args.size() != 3)
           fail("vector if_then_else with " + std::to_string(c->args.size()) + " arguments");
@@ -870,8 +841,8 @@ void invariant_parts(const Expr& e, const VarNode* v, std::vector<Expr>& out) {
   };
   const bool trivial = e.as<VarNode>() || e.as<IntImmNode>() ||
                        (e.as<CastNode>() && e.as<CastNode>()->value.as<VarNode>());
-  if (t.is_scalar() && (t.is_int() || t.is_uint() || t.is_bool()) && !trivial &&
-      !expr_depends_on(e, v) && safe(e)) {
+  if (t.is_scalar() && (t.is_int() || t.is_uint() || t.is_bool()) && !trivial && !uses_var(e, v) &&
+      safe(e)) {
     out.push_back(e);
     return;
   }

@@ -55,6 +55,7 @@ static Expr make_float_imm(DataType t, double v) {
 
 static Expr fold_int_binary(ExprKind kind, DataType t, i128 x, i128 y) {
   DataType bool_t = DataType::boolean();
+  if (is_comparison(kind)) return make_int_imm(bool_t, compare_values(kind, x, y));
   switch (kind) {
     case ExprKind::Add:
       return make_int_imm(t, x + y);
@@ -81,18 +82,6 @@ static Expr fold_int_binary(ExprKind kind, DataType t, i128 x, i128 y) {
       return make_int_imm(t, x < y ? x : y);
     case ExprKind::Max:
       return make_int_imm(t, x > y ? x : y);
-    case ExprKind::EQ:
-      return make_int_imm(bool_t, x == y);
-    case ExprKind::NE:
-      return make_int_imm(bool_t, x != y);
-    case ExprKind::LT:
-      return make_int_imm(bool_t, x < y);
-    case ExprKind::LE:
-      return make_int_imm(bool_t, x <= y);
-    case ExprKind::GT:
-      return make_int_imm(bool_t, x > y);
-    case ExprKind::GE:
-      return make_int_imm(bool_t, x >= y);
     case ExprKind::And:
       return make_int_imm(bool_t, x != 0 && y != 0);
     case ExprKind::Or:
@@ -104,6 +93,7 @@ static Expr fold_int_binary(ExprKind kind, DataType t, i128 x, i128 y) {
 
 static Expr fold_float_binary(ExprKind kind, DataType t, double x, double y) {
   DataType bool_t = DataType::boolean();
+  if (is_comparison(kind)) return make_int_imm(bool_t, compare_values(kind, x, y));
   switch (kind) {
     case ExprKind::Add:
       return make_float_imm(t, x + y);
@@ -126,18 +116,6 @@ static Expr fold_float_binary(ExprKind kind, DataType t, double x, double y) {
     case ExprKind::Max:
       if (std::isnan(x) || std::isnan(y)) return {};
       return make_float_imm(t, x > y ? x : y);
-    case ExprKind::EQ:
-      return make_int_imm(bool_t, x == y);
-    case ExprKind::NE:
-      return make_int_imm(bool_t, x != y);
-    case ExprKind::LT:
-      return make_int_imm(bool_t, x < y);
-    case ExprKind::LE:
-      return make_int_imm(bool_t, x <= y);
-    case ExprKind::GT:
-      return make_int_imm(bool_t, x > y);
-    case ExprKind::GE:
-      return make_int_imm(bool_t, x >= y);
     default:
       return {};
   }

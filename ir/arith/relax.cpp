@@ -1,22 +1,10 @@
 #include "ir/arith/relax.h"
 
-#include "ir/functor.h"
+#include "ir/var_use.h"
 
 namespace tirc::arith {
 
 namespace {
-
-class UsesDomain : public ExprVisitor {
- public:
-  explicit UsesDomain(const RelaxDomain& dom) : dom_(dom) {}
-  bool found = false;
-
- protected:
-  void visit_var(const VarNode* v) override { found = found || dom_.count(v) > 0; }
-
- private:
-  const RelaxDomain& dom_;
-};
 
 Expr bin(ExprKind k, const Expr& a, const Expr& b) {
   return make_binary(k, a, b);
@@ -28,9 +16,7 @@ class Relaxer {
 
   std::optional<SymInterval> run(const Expr& e) {
     if (!e) return std::nullopt;
-    UsesDomain uses(dom_);
-    uses.visit(e);
-    if (!uses.found) return SymInterval{e, e};
+    if (!uses_any(e, [&](const VarNode* v) { return dom_.count(v) > 0; })) return SymInterval{e, e};
     if (++depth_ > 64) return std::nullopt;  // a domain that refers to itself
     auto r = relax(e);
     --depth_;

@@ -316,23 +316,6 @@ Expr Simplifier::visit_binary(const Expr& e, const BinaryNode* n) {
   return rebuilt;
 }
 
-static ExprKind negated_comparison(ExprKind k) {
-  switch (k) {
-    case ExprKind::LT:
-      return ExprKind::GE;
-    case ExprKind::LE:
-      return ExprKind::GT;
-    case ExprKind::GT:
-      return ExprKind::LE;
-    case ExprKind::GE:
-      return ExprKind::LT;
-    case ExprKind::EQ:
-      return ExprKind::NE;
-    default:
-      return ExprKind::EQ;
-  }
-}
-
 Expr Simplifier::visit_not(const Expr& e, const NotNode* n) {
   Expr a = run(n->a);
   if (auto c = as_const_int(a); c && e.dtype().is_scalar()) return bool_imm(*c == 0);
@@ -340,7 +323,7 @@ Expr Simplifier::visit_not(const Expr& e, const NotNode* n) {
   if (auto* cmp = a.as<BinaryNode>()) {
     ExprKind k = a.kind();
     bool exact_negation = k == ExprKind::EQ || k == ExprKind::NE || cmp->a.dtype().is_integer();
-    if (k >= ExprKind::EQ && k <= ExprKind::GE && exact_negation)
+    if (is_comparison(k) && exact_negation)
       return binary(negated_comparison(k), a.dtype(), cmp->a, cmp->b);
   }
   if (a.same_as(n->a)) return e;

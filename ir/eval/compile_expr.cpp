@@ -213,40 +213,21 @@ struct FBinary final : FExpr {
   }
 };
 
-bool compare(ExprKind op, auto x, auto y) {
-  switch (op) {
-    case ExprKind::EQ:
-      return x == y;
-    case ExprKind::NE:
-      return x != y;
-    case ExprKind::LT:
-      return x < y;
-    case ExprKind::LE:
-      return x <= y;
-    case ExprKind::GT:
-      return x > y;
-    case ExprKind::GE:
-      return x >= y;
-    default:
-      return false;
-  }
-}
-
 struct ICompare final : IExpr {
   ExprKind op;
   bool unsigned64;
   IExprPtr a, b;
   int64_t eval(Frame& f, int lane) const override {
     int64_t x = a->eval(f, lane), y = b->eval(f, lane);
-    if (unsigned64) return compare(op, static_cast<uint64_t>(x), static_cast<uint64_t>(y));
-    return compare(op, x, y);
+    if (unsigned64) return compare_values(op, static_cast<uint64_t>(x), static_cast<uint64_t>(y));
+    return compare_values(op, x, y);
   }
 };
 struct FCompare final : IExpr {
   ExprKind op;
   FExprPtr a, b;
   int64_t eval(Frame& f, int lane) const override {
-    return compare(op, a->eval(f, lane), b->eval(f, lane));
+    return compare_values(op, a->eval(f, lane), b->eval(f, lane));
   }
 };
 
@@ -430,13 +411,6 @@ BinaryFn binary_intrinsic(const std::string& op) {
   return nullptr;
 }
 
-std::string op_name(const CallNode& c) {
-  std::string op = c.op;
-  if (op.starts_with("tir.")) op = op.substr(4);
-  if (op.starts_with("T.")) op = op.substr(2);
-  return op;
-}
-
 [[noreturn]] void unsupported(const CompileContext& cx, const std::string& what) {
   const Where* w = cx.where();
   throw Error("interpreter: " + what + (w ? w->describe() : ""), w ? w->loc : SourceLoc{});
@@ -467,7 +441,7 @@ Access compile_access(CompileContext& cx, const Buffer& buffer, const std::vecto
 }
 
 IExprPtr compile_int_call(CompileContext& cx, const CallNode& c) {
-  const std::string op = op_name(c);
+  const std::string op = intrinsic_name(c);
   if (op == "if_then_else") {
     check_arity(cx, c, 3);
     auto n = std::make_unique<Choice<IExpr, IExprPtr, int64_t>>();
@@ -513,7 +487,7 @@ IExprPtr compile_int_call(CompileContext& cx, const CallNode& c) {
 }
 
 FExprPtr compile_float_call(CompileContext& cx, const CallNode& c) {
-  const std::string op = op_name(c);
+  const std::string op = intrinsic_name(c);
   const Rounding r = rounding_of(c.dtype);
   if (op == "if_then_else") {
     check_arity(cx, c, 3);
@@ -556,6 +530,22 @@ IExprPtr compile_int(CompileContext& cx, const Expr& e) {
   if (!is_int_like(t))
     unsupported(cx, std::string(to_string(e.kind())) + " of type " + t.str() +
                         " where an integer is expected");
+  if (is_comparison(e.kind())) {
+    auto* b = e.as<BinaryNode>();
+    if (b->a.dtype().is_float()) {
+      auto n = std::make_unique<FCompare>();
+      n->op = e.kind();
+      n->a = compile_float(cx, b->a);
+      n->b = compile_float(cx, b->b);
+      return n;
+    }
+    auto n = std::make_unique<ICompare>();
+    n->op = e.kind();
+    n->unsigned64 = is_u64(b->a.dtype());
+    n->a = compile_int(cx, b->a);
+    n->b = compile_int(cx, b->b);
+    return n;
+  }
   switch (e.kind()) {
     case ExprKind::IntImm:
       return std::make_unique<IConst>(numeric::wrap_int(t, e.as<IntImmNode>()->value));
@@ -590,27 +580,6 @@ IExprPtr compile_int(CompileContext& cx, const Expr& e) {
       n->a = compile_int(cx, b->a);
       n->b = compile_int(cx, b->b);
       n->where = cx.where();
-      return n;
-    }
-    case ExprKind::EQ:
-    case ExprKind::NE:
-    case ExprKind::LT:
-    case ExprKind::LE:
-    case ExprKind::GT:
-    case ExprKind::GE: {
-      auto* b = e.as<BinaryNode>();
-      if (b->a.dtype().is_float()) {
-        auto n = std::make_unique<FCompare>();
-        n->op = e.kind();
-        n->a = compile_float(cx, b->a);
-        n->b = compile_float(cx, b->b);
-        return n;
-      }
-      auto n = std::make_unique<ICompare>();
-      n->op = e.kind();
-      n->unsigned64 = is_u64(b->a.dtype());
-      n->a = compile_int(cx, b->a);
-      n->b = compile_int(cx, b->b);
       return n;
     }
     case ExprKind::Not: {
