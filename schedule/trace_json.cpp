@@ -7,7 +7,7 @@
 // Values: null, true, 1, 1.5, "s", {"rv": "b0"}, [...], {"tuple": [...]},
 // {"index_map": "lambda i: (i,)"}, {"float": "inf"} for non-finite floats.
 // nlohmann-json reads and writes the text; this file maps it to instructions
-// and checks them against the primitives' specs.
+// and checks them against their kinds' signatures (trace_spec.h).
 #include <cmath>
 #include <limits>
 
@@ -66,7 +66,8 @@ Json encode_instruction(const Instruction& inst) {
   // Keywords are [name, value] pairs, not an object: their order is the
   // printing order.
   Json keywords = Json::array();
-  for (const auto& [name, v] : inst.keywords) keywords.push_back(Json::array({name, encode_value(v)}));
+  for (const auto& [name, v] : inst.keywords)
+    keywords.push_back(Json::array({name, encode_value(v)}));
   Json outputs = Json::array();
   for (const TraceRV& rv : inst.outputs) outputs.push_back(rv.name());
   Json j = Json::object();
@@ -138,11 +139,10 @@ Json parse_document(std::string_view text) {
   SourceFile file{std::make_shared<const std::string>("<json>"),
                   std::make_shared<const std::string>(text)};
   auto depth_guard = [&](int depth, Json::parse_event_t event, Json&) {
-    if ((event == Json::parse_event_t::object_start ||
-         event == Json::parse_event_t::array_start) &&
+    if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
         depth >= kMaxDepth)
-      throw Error("malformed trace JSON: nesting too deep (more than " +
-                  std::to_string(kMaxDepth) + " levels)");
+      throw Error("malformed trace JSON: nesting too deep (more than " + std::to_string(kMaxDepth) +
+                  " levels)");
     return true;
   };
   try {
@@ -241,18 +241,18 @@ Instruction decode_instruction(const Json& j, size_t index, DefinedRVs& defined)
   const Json* kind = field(j, "kind");
   if (!kind || !kind->is_string()) bad(index, "\"kind\" must be a string");
   const std::string& kind_name = kind->get_ref<const std::string&>();
-  const PrimitiveSpec* spec = find_primitive(kind_name);
+  const InstructionKind* spec = find_primitive(kind_name);
   if (!spec) bad(index, "unknown schedule primitive '" + kind_name + "'");
   Instruction inst;
-  inst.kind = spec->kind;
+  inst.kind = spec->name;
   inst.list_output = spec->outputs == Outputs::List;
   std::string prefix = inst.kind + ": ";
 
   if (const Json* pos = field(j, "positional")) {
     if (!pos->is_array()) bad(index, "\"positional\" must be an array");
-    if (spec->positional == PrimitiveSpec::Positional::None && !pos->empty())
+    if (spec->positional == InstructionKind::Positional::None && !pos->empty())
       bad(index, prefix + "takes no positional arguments");
-    if (spec->positional == PrimitiveSpec::Positional::Scope && pos->size() > 1)
+    if (spec->positional == InstructionKind::Positional::Scope && pos->size() > 1)
       bad(index, prefix + "takes one positional argument");
     for (const Json& x : *pos) {
       TraceValue v = decode_value(x, index);
@@ -260,7 +260,7 @@ Instruction decode_instruction(const Json& j, size_t index, DefinedRVs& defined)
       inst.positional.push_back(std::move(v));
     }
   }
-  if (spec->positional != PrimitiveSpec::Positional::None && inst.positional.empty())
+  if (spec->positional != InstructionKind::Positional::None && inst.positional.empty())
     bad(index, prefix + "needs a positional argument");
 
   std::vector<std::optional<TraceValue>> slots(spec->params.size());
@@ -296,8 +296,7 @@ Instruction decode_instruction(const Json& j, size_t index, DefinedRVs& defined)
   if (const Json* outs = field(j, "outputs")) {
     if (!outs->is_array()) bad(index, "\"outputs\" must be an array");
     if (spec->outputs == Outputs::None && !outs->empty()) bad(index, prefix + "returns nothing");
-    if (spec->outputs == Outputs::One && outs->size() > 1)
-      bad(index, prefix + "returns one value");
+    if (spec->outputs == Outputs::One && outs->size() > 1) bad(index, prefix + "returns one value");
     for (const Json& o : *outs) {
       std::optional<TraceRV> rv;
       if (o.is_string()) rv = rv_from_name(o.get_ref<const std::string&>());
@@ -308,7 +307,7 @@ Instruction decode_instruction(const Json& j, size_t index, DefinedRVs& defined)
         bad(index, prefix + rv->name() + " is defined twice");
       inst.outputs.push_back(*rv);
     }
-    if (auto expected = expected_outputs(inst);
+    if (auto expected = spec->expected_outputs(inst);
         expected && !inst.outputs.empty() && *expected != inst.outputs.size())
       bad(index, prefix + "gives " + std::to_string(*expected) + " values but " +
                      std::to_string(inst.outputs.size()) + " names are bound");

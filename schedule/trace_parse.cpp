@@ -221,7 +221,7 @@ class ScriptParser {
     if (peek().kind != TokenKind::Name)
       fail(peek(), "expected a primitive name after '" + receiver_ + ".'");
     const Token kind_tok = advance();
-    const PrimitiveSpec* spec = find_primitive(kind_tok.text);
+    const InstructionKind* spec = find_primitive(kind_tok.text);
     if (!spec) fail(kind_tok, "unknown schedule primitive '" + kind_tok.text + "'");
     const Token open = expect_op("(");
     std::vector<Arg> args;
@@ -248,7 +248,7 @@ class ScriptParser {
     expect_line_end();
 
     Instruction inst;
-    inst.kind = spec->kind;
+    inst.kind = spec->name;
     inst.line = start.line;
     inst.col = start.col;
     bind_arguments(*spec, kind_tok, open, args, inst);
@@ -256,12 +256,12 @@ class ScriptParser {
     return inst;
   }
 
-  void bind_arguments(const PrimitiveSpec& spec, const Token& kind_tok, const Token& open,
+  void bind_arguments(const InstructionKind& spec, const Token& kind_tok, const Token& open,
                       std::vector<Arg>& args, Instruction& inst) {
     const std::string& kind = inst.kind;
     std::vector<std::optional<std::pair<Token, TraceValue>>> slots(spec.params.size());
     size_t next_param = 0;
-    using Pos = PrimitiveSpec::Positional;
+    using Pos = InstructionKind::Positional;
     for (Arg& arg : args) {
       if (!arg.key) {
         if (spec.positional == Pos::Loops) {
@@ -328,7 +328,7 @@ class ScriptParser {
     (void)kind_tok;
   }
 
-  void bind_outputs(const PrimitiveSpec& spec, const Token& kind_tok, const Targets& targets,
+  void bind_outputs(const InstructionKind& spec, const Token& kind_tok, const Targets& targets,
                     Instruction& inst) {
     const std::string& kind = inst.kind;
     inst.list_output = spec.outputs == Outputs::List;
@@ -341,7 +341,7 @@ class ScriptParser {
     if (spec.outputs == Outputs::List && !targets.list)
       fail(first, kind + " returns a list: write '" + first.text + ", = " + receiver_ + "." + kind +
                       "(...)'");
-    std::optional<size_t> expected = expected_outputs(inst);
+    std::optional<size_t> expected = spec.expected_outputs(inst);
     if (expected && *expected != targets.names.size())
       fail(first, kind + " gives " + std::to_string(*expected) + " values but " +
                       std::to_string(targets.names.size()) + " names are bound");

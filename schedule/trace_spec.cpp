@@ -1,6 +1,7 @@
+// Checking instruction arguments against their kinds' parameter types, and
+// printing trace values.
 #include "schedule/trace_spec.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "ir/text/float_repr.h"
@@ -11,154 +12,6 @@ namespace tirc::trace_detail {
 namespace {
 
 using P = ParamType;
-using Pos = PrimitiveSpec::Positional;
-
-const std::vector<PrimitiveSpec>& table() {
-  static const std::vector<PrimitiveSpec> specs = {
-      {"get_block",
-       {{"name", P::String, true}, {"func_name", P::String, false}},
-       Pos::None,
-       Outputs::One,
-       'b'},
-      {"get_loops", {{"block", P::Block, true}}, Pos::None, Outputs::List, 'l'},
-      {"get_child_blocks", {}, Pos::Scope, Outputs::List, 'b'},
-      {"get_producers", {{"block", P::Block, true}}, Pos::None, Outputs::List, 'b'},
-      {"get_consumers", {{"block", P::Block, true}}, Pos::None, Outputs::List, 'b'},
-      {"split",
-       {{"loop", P::Loop, true},
-        {"factors", P::FactorList, true},
-        {"preserve_unit_iters", P::Bool, false},
-        {"disable_predication", P::Bool, false}},
-       Pos::None,
-       Outputs::List,
-       'l'},
-      {"fuse", {{"preserve_unit_iters", P::Bool, false}}, Pos::Loops, Outputs::One, 'l'},
-      {"reorder", {}, Pos::Loops, Outputs::None, 0},
-      {"add_unit_loop", {{"block_or_loop", P::BlockOrLoop, true}}, Pos::None, Outputs::One, 'l'},
-      {"parallel", {{"loop", P::Loop, true}}, Pos::None, Outputs::None, 0},
-      {"vectorize", {{"loop", P::Loop, true}}, Pos::None, Outputs::None, 0},
-      {"unroll", {{"loop", P::Loop, true}}, Pos::None, Outputs::None, 0},
-      {"bind",
-       {{"loop", P::Loop, true}, {"thread_axis", P::String, true}},
-       Pos::None,
-       Outputs::None,
-       0},
-      {"annotate",
-       {{"block_or_loop", P::BlockOrLoop, true},
-        {"ann_key", P::String, true},
-        {"ann_val", P::ScalarOrSample, true}},
-       Pos::None,
-       Outputs::None,
-       0},
-      {"unannotate",
-       {{"block_or_loop", P::BlockOrLoop, true}, {"ann_key", P::String, true}},
-       Pos::None,
-       Outputs::None,
-       0},
-      {"compute_at",
-       {{"block", P::Block, true},
-        {"loop", P::Loop, true},
-        {"preserve_unit_loops", P::Bool, false},
-        {"index", P::Int, false}},
-       Pos::None,
-       Outputs::None,
-       0},
-      {"reverse_compute_at",
-       {{"block", P::Block, true},
-        {"loop", P::Loop, true},
-        {"preserve_unit_loops", P::Bool, false},
-        {"index", P::Int, false}},
-       Pos::None,
-       Outputs::None,
-       0},
-      {"compute_inline", {{"block", P::Block, true}}, Pos::None, Outputs::None, 0},
-      {"reverse_compute_inline", {{"block", P::Block, true}}, Pos::None, Outputs::None, 0},
-      {"cache_read",
-       {{"block", P::Block, true},
-        {"read_buffer_index", P::Int, true},
-        {"storage_scope", P::String, true},
-        {"consumer_blocks", P::BlockList, false}},
-       Pos::None,
-       Outputs::One,
-       'b'},
-      {"cache_write",
-       {{"block", P::Block, true},
-        {"write_buffer_index", P::Int, true},
-        {"storage_scope", P::String, true},
-        {"consumer_blocks", P::BlockList, false}},
-       Pos::None,
-       Outputs::One,
-       'b'},
-      {"set_scope",
-       {{"block", P::Block, true},
-        {"buffer_index", P::Int, true},
-        {"storage_scope", P::String, true}},
-       Pos::None,
-       Outputs::None,
-       0},
-      {"storage_align",
-       {{"block", P::Block, true},
-        {"buffer_index", P::Int, true},
-        {"axis", P::Int, true},
-        {"factor", P::Int, true},
-        {"offset", P::Int, true}},
-       Pos::None,
-       Outputs::None,
-       0},
-      {"transform_layout",
-       {{"block", P::Block, true},
-        {"buffer", P::BufferTuple, true},
-        {"index_map", P::IndexMapValue, true},
-        {"pad_value", P::OptScalar, false},
-        {"assume_injective_transform", P::Bool, false}},
-       Pos::None,
-       Outputs::None,
-       0},
-      {"reindex",
-       {{"block", P::Block, true}, {"buffer", P::BufferTuple, true}},
-       Pos::None,
-       Outputs::One,
-       'b'},
-      {"decompose_reduction",
-       {{"block", P::Block, true}, {"loop", P::Loop, true}},
-       Pos::None,
-       Outputs::One,
-       'b'},
-      {"rfactor",
-       {{"loop", P::Loop, true}, {"factor_axis", P::Int, true}},
-       Pos::None,
-       Outputs::One,
-       'b'},
-      {"blockize",
-       {{"target", P::BlockTarget, true}, {"preserve_unit_iters", P::Bool, false}},
-       Pos::None,
-       Outputs::One,
-       'b'},
-      {"tensorize",
-       {{"block_or_loop", P::BlockOrLoop, true},
-        {"tensor_intrin", P::String, true},
-        {"preserve_unit_iters", P::Bool, false}},
-       Pos::None,
-       Outputs::None,
-       0},
-      {"sample_perfect_tile",
-       {{"loop", P::Loop, true},
-        {"n", P::Int, true},
-        {"max_innermost_factor", P::Int, false},
-        {"decision", P::OptIntList, false}},
-       Pos::None,
-       Outputs::List,
-       'v'},
-      {"sample_categorical",
-       {{"candidates", P::IntList, true},
-        {"probs", P::FloatList, true},
-        {"decision", P::OptInt, false}},
-       Pos::None,
-       Outputs::One,
-       'v'},
-  };
-  return specs;
-}
 
 bool is_rv_of(const TraceValue& v, char kind, const DefinedRVs& defined, std::string* why) {
   const TraceRV* rv = std::get_if<TraceRV>(&v.v);
@@ -180,30 +33,6 @@ bool is_scalar(const TraceValue& v) {
 }
 
 }  // namespace
-
-const PrimitiveSpec* find_primitive(std::string_view kind) {
-  if (kind == "get_sblock") kind = "get_block";  // TVM 0.27's name of it
-  for (const PrimitiveSpec& s : table())
-    if (kind == s.kind) return &s;
-  return nullptr;
-}
-
-std::vector<std::string> primitive_names() {
-  std::vector<std::string> out;
-  for (const PrimitiveSpec& s : table()) out.emplace_back(s.kind);
-  return out;
-}
-
-std::optional<size_t> expected_outputs(const Instruction& inst) {
-  if (inst.kind == "split")
-    if (const TraceValue* f = inst.keyword("factors"))
-      if (const auto* l = std::get_if<TraceList>(&f->v)) return l->size();
-  if (inst.kind == "sample_perfect_tile")
-    if (const TraceValue* n = inst.keyword("n"))
-      if (const auto* i = std::get_if<int64_t>(&n->v))
-        return static_cast<size_t>(std::max<int64_t>(*i, 0));
-  return std::nullopt;
-}
 
 std::string describe(ParamType type) {
   switch (type) {
@@ -326,9 +155,11 @@ std::optional<std::string> check_value(ParamType type, TraceValue& value,
   return "must be " + describe(type) + ", not " + print_value(value);
 }
 
-std::optional<std::string> check_positional(const PrimitiveSpec& spec, TraceValue& value,
+std::optional<std::string> check_positional(const InstructionKind& kind, TraceValue& value,
                                             const DefinedRVs& defined) {
-  return check_value(spec.positional == Pos::Loops ? P::Loop : P::BlockOrLoop, value, defined);
+  return check_value(
+      kind.positional == InstructionKind::Positional::Loops ? P::Loop : P::BlockOrLoop, value,
+      defined);
 }
 
 // ---- printing ---------------------------------------------------------------

@@ -1,7 +1,8 @@
-// The signature of every primitive a trace can hold: parameter names in
-// TVM's order, what each accepts, and what the primitive returns. The script
-// parser, the JSON reader and replay all check instructions against it, so a
-// trace that loads is one replay can decode.
+// The instruction kinds a trace can hold. Each kind is one entry
+// (trace_kinds_*.cpp): its signature (parameter names in TVM's order, what
+// each accepts, what the primitive returns) and its replay. The script parser
+// and the JSON reader check instructions against the signature, so a trace
+// that loads is one replay can decode.
 #pragma once
 
 #include <optional>
@@ -43,18 +44,31 @@ struct ParamSpec {
 
 enum class Outputs { None, One, List };
 
-struct PrimitiveSpec {
-  const char* kind;
-  std::vector<ParamSpec> params;  // keyword parameters in printing order
+class Replayer;
+
+struct InstructionKind {
+  const char* name;                    // the primitive, as Instruction::kind names it
+  std::vector<ParamSpec> params = {};  // keyword parameters in printing order
   // The leading arguments are positional, not keywords: every loop of
   // fuse/reorder (variadic), or get_child_blocks' one scope.
   enum class Positional { None, Loops, Scope } positional = Positional::None;
   Outputs outputs = Outputs::None;
   char output_kind = 0;  // 'b', 'l' or 'v'
+  // How many outputs an instruction gives, for kinds whose arguments tell
+  // (split: one per factor; sample_perfect_tile: n); null for the others.
+  std::optional<size_t> (*count_outputs)(const Instruction& inst) = nullptr;
+  // Calls the Schedule method with the arguments `replayer` decodes; returns
+  // the handles of the results, in the order of the instruction's outputs.
+  std::vector<int> (*replay)(Replayer& replayer) = nullptr;
+
+  std::optional<size_t> expected_outputs(const Instruction& inst) const {
+    return count_outputs ? count_outputs(inst) : std::nullopt;
+  }
 };
 
-// The spec of a primitive, or null when there is none by that name.
-const PrimitiveSpec* find_primitive(std::string_view kind);
+// The kind of that name (get_sblock, TVM 0.27's name, finds get_block), or
+// null when there is none.
+const InstructionKind* find_primitive(std::string_view name);
 std::vector<std::string> primitive_names();
 
 // The kinds of the random variables defined so far (by their names).
@@ -66,11 +80,8 @@ using DefinedRVs = std::set<std::pair<char, int>>;
 std::optional<std::string> check_value(ParamType type, TraceValue& value,
                                        const DefinedRVs& defined);
 // Checks a positional argument of fuse/reorder (a loop) or get_child_blocks.
-std::optional<std::string> check_positional(const PrimitiveSpec& spec, TraceValue& value,
+std::optional<std::string> check_positional(const InstructionKind& kind, TraceValue& value,
                                             const DefinedRVs& defined);
-// How many outputs an instruction gives when its arguments tell (split: one
-// per factor; sample_perfect_tile: n).
-std::optional<size_t> expected_outputs(const Instruction& inst);
 // What a type accepts, for messages: "a block", "a list of integers"...
 std::string describe(ParamType type);
 
@@ -80,10 +91,11 @@ std::string print_index_map(const IndexMap& m);
 std::string quote_string(std::string_view s);
 std::string print_double(double d);
 
-// `lambda i, j: (i // 16, j)`, alone in `text` (JSON form) or starting at
-// `offset` in a script; `loc` places errors.
+// One line of the schedule script: `l4, l5 = sch.split(loop=l1, ...)`.
 std::string print_instruction(const Instruction& inst);
 
+// `lambda i, j: (i // 16, j)`, alone in `text`. `loc` is where the text
+// starts in a script, so errors point there; unknown for the JSON form.
 IndexMap parse_index_map(std::string_view text, const SourceLoc& loc);
 
 }  // namespace tirc::trace_detail
