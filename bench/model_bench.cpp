@@ -26,7 +26,7 @@
 #include "codegen/x86/jit.h"
 #include "codegen/x86/module_codegen.h"
 #include "ir/onnx/import.h"
-#include "passes/model_pipeline.h"
+#include "ir/onnx/model_pipeline.h"
 #include "passes/pipeline.h"
 #include "runtime/tirc_runtime.h"
 #include "tuner/auto_schedule.h"
@@ -101,11 +101,7 @@ bool bench_model(const std::string& dir, const std::vector<int>& threads, double
     std::vector<NDArray> args;
     while (std::filesystem::exists(tensor_file(dir, "input", inputs)))
       args.push_back(onnx::read_tensor_proto_file(tensor_file(dir, "input", inputs++)));
-    for (size_t i = args.size(); i < f->params.size(); ++i) {
-      std::vector<int64_t> shape;
-      for (const Expr& e : f->params[i].buffer->shape) shape.push_back(e.as<IntImmNode>()->value);
-      args.emplace_back(f->params[i].buffer->dtype, shape);
-    }
+    for (NDArray& out : entry_output_arrays(f, inputs, entry)) args.push_back(std::move(out));
     std::vector<Argument> call;
     for (NDArray& a : args) call.push_back({&a});
 

@@ -53,7 +53,8 @@ Mismatch compare(const NDArray& got, const NDArray& want, double rtol, double at
 
 std::string file_name_for(const std::string& name) {
   std::string out;
-  for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
+  for (char c : name)
+    out += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ? c : '_';
   return out.empty() ? "output" : out;
 }
 
@@ -67,31 +68,26 @@ int run_model(const RunOptions& o) {
   EntryInfo entry = find_entry(m, o.func);
   const auto& params = entry.func->params;
   if (o.inputs.size() != entry.num_inputs)
-    throw Error(o.file + ": '" + entry.name + "' takes " + std::to_string(entry.num_inputs) + " input(s), " +
-                std::to_string(o.inputs.size()) + " --input given");
+    throw Error(o.file + ": '" + entry.name + "' takes " + std::to_string(entry.num_inputs) +
+                " input(s), " + std::to_string(o.inputs.size()) + " --input given");
   if (o.expects.size() > params.size() - entry.num_inputs)
-    throw Error(o.file + ": '" + entry.name + "' has " + std::to_string(params.size() - entry.num_inputs) +
-                " output(s), " + std::to_string(o.expects.size()) + " --expect given");
+    throw Error(o.file + ": '" + entry.name + "' has " +
+                std::to_string(params.size() - entry.num_inputs) + " output(s), " +
+                std::to_string(o.expects.size()) + " --expect given");
 
   std::vector<NDArray> args;
-  for (size_t i = 0; i < params.size(); ++i) {
+  for (size_t i = 0; i < entry.num_inputs && i < params.size(); ++i) {
     const Buffer& b = params[i].buffer;
-    std::vector<int64_t> shape;
-    for (const Expr& e : b->shape) {
-      auto* c = e.as<IntImmNode>();
-      if (!c) throw Error("parameter '" + b->name + "' of '" + entry.name + "' has a symbolic shape");
-      shape.push_back(c->value);
-    }
-    if (i >= entry.num_inputs) {
-      args.emplace_back(b->dtype, shape);
-      continue;
-    }
+    const std::vector<int64_t> shape = constant_shape(b, entry.name);
     NDArray a = onnx::read_tensor_file(o.inputs[i]);
     if (a.dtype() != b->dtype || a.shape() != shape)
-      throw Error(o.inputs[i] + ": input " + std::to_string(i) + " '" + entry.io_names[i] + "' must be " +
-                  describe(NDArray(b->dtype, shape)) + ", the file holds " + describe(a));
+      throw Error(o.inputs[i] + ": input " + std::to_string(i) + " '" + entry.io_names[i] +
+                  "' must be " + describe(NDArray(b->dtype, shape)) + ", the file holds " +
+                  describe(a));
     args.push_back(std::move(a));
   }
+  for (NDArray& out : entry_output_arrays(entry.func, entry.num_inputs, entry.name))
+    args.push_back(std::move(out));
 
   Target target = o.target.empty() ? host_target() : parse_target(o.target);
   // The interpreter runs the module as written; compiled runs are scheduled.
@@ -116,7 +112,9 @@ int run_model(const RunOptions& o) {
     std::cout << "output " << k << " '" << entry.io_names[i] << "': " << describe(got);
     if (!o.outputs_dir.empty()) {
       std::filesystem::create_directories(o.outputs_dir);
-      write_npy((std::filesystem::path(o.outputs_dir) / (file_name_for(entry.io_names[i]) + ".npy")).string(), got);
+      write_npy((std::filesystem::path(o.outputs_dir) / (file_name_for(entry.io_names[i]) + ".npy"))
+                    .string(),
+                got);
     }
     if (k >= o.expects.size()) {
       std::cout << " " << format_array(got, 16) << "\n";
@@ -132,8 +130,8 @@ int run_model(const RunOptions& o) {
     if (mm.index < 0) {
       std::cout << ": matches " << o.expects[k] << " (max abs diff " << mm.max_abs << ")\n";
     } else {
-      std::cout << ": MISMATCH at flat index " << mm.index << ": got " << mm.got << ", expected " << mm.want
-                << " (rtol " << o.rtol << ", atol " << o.atol << ")\n";
+      std::cout << ": MISMATCH at flat index " << mm.index << ": got " << mm.got << ", expected "
+                << mm.want << " (rtol " << o.rtol << ", atol " << o.atol << ")\n";
       status = kBadInput;
     }
   }
@@ -146,9 +144,11 @@ int run_model(const RunOptions& o) {
 
 void add_run_command(CLI::App& app, int& status) {
   auto opts = std::make_shared<RunOptions>();
-  auto* cmd = app.add_subcommand("run", "Run a model in process and compare its outputs with expected ones");
+  auto* cmd = app.add_subcommand(
+      "run", "Run a model in process and compare its outputs with expected ones");
   cmd->add_option("file", opts->file, "Model: .onnx, or .tir with an entry function")->required();
-  cmd->add_option("-i,--input", opts->inputs, "Input tensor (.pb TensorProto or .npy), one per model input, in order");
+  cmd->add_option("-i,--input", opts->inputs,
+                  "Input tensor (.pb TensorProto or .npy), one per model input, in order");
   cmd->add_option("-e,--expect", opts->expects, "Expected output (.pb or .npy), in output order");
   cmd->add_option("--rtol", opts->rtol, "Relative tolerance for --expect")->capture_default_str();
   cmd->add_option("--atol", opts->atol, "Absolute tolerance for --expect")->capture_default_str();
@@ -157,7 +157,8 @@ void add_run_command(CLI::App& app, int& status) {
   cmd->add_option("--target", opts->target, "x86-64-avx512 or x86-64-avx2 (default: this CPU)");
   add_schedule_flags(cmd, opts->scheduling);
   add_model_flags(cmd, opts->model);
-  cmd->add_flag("--interpret", opts->interpret, "Run in the reference interpreter instead of compiled code");
+  cmd->add_flag("--interpret", opts->interpret,
+                "Run in the reference interpreter instead of compiled code");
   cmd->add_flag(
       "--profile", opts->profile,
       "Time each kernel call of the entry and print a per-kernel table (best of --repeat runs, "

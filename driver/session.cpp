@@ -6,8 +6,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "ir/onnx/model_pipeline.h"
 #include "ir/text/parser.h"
-#include "passes/model_pipeline.h"
 
 namespace tirc::driver {
 
@@ -63,7 +63,9 @@ double parse_duration(const std::string& text, const std::string& flag) {
   return value * scale;
 }
 
-void report(const Error& e) { std::cerr << e.render() << std::flush; }
+void report(const Error& e) {
+  std::cerr << e.render() << std::flush;
+}
 
 void report(const std::vector<Diagnostic>& diags) {
   for (const Diagnostic& d : diags) std::cerr << render_diagnostic(d.loc, "error", d.message);

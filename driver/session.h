@@ -7,8 +7,8 @@
 #include <CLI/CLI.hpp>
 
 #include "ir/function.h"
+#include "ir/onnx/model_pipeline.h"
 #include "ir/verify.h"
-#include "passes/model_pipeline.h"
 
 namespace tirc::driver {
 
@@ -20,7 +20,7 @@ enum ExitCode { kOk = 0, kBadInput = 1, kUsage = 2 };
 std::string read_file(const std::string& path);
 // Writes a whole file; throws Error on failure.
 void write_file(const std::string& path, const std::string& text);
-// Reads and parses a .tir file, or imports an .onnx model (passes/model_pipeline.h).
+// Reads and parses a .tir file, or imports an .onnx model (ir/onnx/model_pipeline.h).
 IRModule load_module(const std::string& path, const ModelOptions& model = {});
 // The flags that shape an imported model: --layout.
 void add_model_flags(CLI::App* cmd, ModelOptions& model);

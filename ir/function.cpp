@@ -87,4 +87,24 @@ std::vector<std::string> entry_io_names(const PrimFunc& f) {
   return names;
 }
 
+std::vector<int64_t> constant_shape(const Buffer& b, const std::string& func) {
+  std::vector<int64_t> shape;
+  for (const Expr& e : b->shape) {
+    auto* c = e.as<IntImmNode>();
+    if (!c) throw Error("parameter '" + b->name + "' of '" + func + "' has a symbolic shape");
+    shape.push_back(c->value);
+  }
+  return shape;
+}
+
+std::vector<NDArray> entry_output_arrays(const PrimFunc& f, size_t num_inputs,
+                                         const std::string& name) {
+  std::vector<NDArray> outputs;
+  for (size_t i = num_inputs; i < f->params.size(); ++i) {
+    const Buffer& b = f->params[i].buffer;
+    outputs.emplace_back(b->dtype, constant_shape(b, name));
+  }
+  return outputs;
+}
+
 }  // namespace tirc

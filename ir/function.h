@@ -9,7 +9,7 @@
 #include <memory>
 #include <optional>
 
-#include "ir/eval/ndarray.h"
+#include "ir/ndarray.h"
 #include "ir/stmt.h"
 
 namespace tirc {
@@ -60,6 +60,15 @@ std::optional<int64_t> entry_num_inputs(const PrimFunc& f);
 // The names when the attribute is present (empty when absent); a present
 // attribute that is not a string is an Error.
 std::vector<std::string> entry_io_names(const PrimFunc& f);
+
+// The extents of buffer parameter b of the function named `func`; a symbolic
+// extent is an Error naming both.
+std::vector<int64_t> constant_shape(const Buffer& b, const std::string& func);
+// One zero-filled NDArray per parameter of f after its first `num_inputs`: the
+// arrays a model's entry writes its outputs to. Those parameters must be
+// buffers; their shapes are constant_shape's (f is `name` in its module).
+std::vector<NDArray> entry_output_arrays(const PrimFunc& f, size_t num_inputs,
+                                         const std::string& name);
 
 // Functions in the order they were added; names are unique.
 class IRModule {

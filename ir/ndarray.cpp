@@ -1,4 +1,4 @@
-#include "ir/eval/ndarray.h"
+#include "ir/ndarray.h"
 
 #include <cmath>
 #include <cstdio>

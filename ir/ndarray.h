@@ -1,4 +1,5 @@
-// Host tensors for the interpreter and the driver: a dtype, a shape and bytes.
+// Host tensors: a dtype, a shape and bytes. A module's constants are NDArrays,
+// so the type lives with the IR; the interpreter and the driver use it too.
 #pragma once
 
 #include <cstdint>

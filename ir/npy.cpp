@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "ir/error.h"
-#include "ir/eval/ndarray.h"
+#include "ir/ndarray.h"
 
 namespace tirc {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "codegen/x86/target.h"
-#include "ir/eval/ndarray.h"
+#include "ir/ndarray.h"
 #include "ir/function.h"
 #include "tuner/timing.h"
 

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/eval/ndarray.h"
+#include "ir/ndarray.h"
 #include "ir/function.h"
 
 namespace tirc {

@@ -1,4 +1,4 @@
-#include "passes/fuse_ops.h"
+#include "ir/onnx/fuse_ops.h"
 
 #include <algorithm>
 #include <cmath>

@@ -12,7 +12,7 @@
 
 #include "ir/dtype.h"
 #include "ir/error.h"
-#include "ir/eval/ndarray.h"
+#include "ir/ndarray.h"
 
 namespace tirc::onnx {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "ir/eval/ndarray.h"
+#include "ir/ndarray.h"
 #include "ir/onnx/graph.h"
 
 namespace tirc::onnx {

@@ -1,11 +1,11 @@
-#include "passes/model_pipeline.h"
+#include "ir/onnx/model_pipeline.h"
 
 #include "ir/onnx/build_module.h"
 #include "ir/onnx/fold.h"
+#include "ir/onnx/fuse_ops.h"
 #include "ir/onnx/import.h"
 #include "ir/onnx/layout.h"
 #include "ir/onnx/pack_weights.h"
-#include "passes/fuse_ops.h"
 
 namespace tirc {
 

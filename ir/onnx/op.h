@@ -16,7 +16,7 @@
 
 namespace tirc::onnx {
 
-// How an operator fuses (passes/fuse_ops.h decides groups from this).
+// How an operator fuses (ir/onnx/fuse_ops.h decides groups from this).
 enum class OpPattern {
   Injective,  // each output element is an expression of input elements: inlined
   Reduction,  // reduces over axes (ReduceMean, Softmax, LayerNormalization, ...)

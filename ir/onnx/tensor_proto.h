@@ -8,7 +8,7 @@
 #include <string>
 
 #include "ir/dtype.h"
-#include "ir/eval/ndarray.h"
+#include "ir/ndarray.h"
 #include "onnx/onnx_pb.h"  // defines ONNX_API, then includes onnx-ml.pb.h (ONNX_ML)
 
 namespace tirc::onnx {

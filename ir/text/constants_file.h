@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "ir/eval/ndarray.h"
+#include "ir/ndarray.h"
 #include "ir/function.h"
 
 namespace tirc {

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ir/eval/ndarray.h"
+#include "ir/ndarray.h"
 
 using namespace tirc;
 

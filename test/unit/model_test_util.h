@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/x86/module_codegen.h"
 #include "codegen/x86/jit.h"
+#include "codegen/x86/module_codegen.h"
 #include "ir/eval/interpreter.h"
 #include "passes/pipeline.h"
 
@@ -30,11 +30,7 @@ inline std::vector<NDArray> run_entry(const IRModule& m, const std::vector<NDArr
   const std::string name = entry_name(m);
   const PrimFunc& f = m.at(name);
   std::vector<NDArray> args = inputs;
-  for (size_t i = inputs.size(); i < f->params.size(); ++i) {
-    std::vector<int64_t> shape;
-    for (const Expr& e : f->params[i].buffer->shape) shape.push_back(e.as<IntImmNode>()->value);
-    args.emplace_back(f->params[i].buffer->dtype, shape);
-  }
+  for (NDArray& out : entry_output_arrays(f, inputs.size(), name)) args.push_back(std::move(out));
   std::vector<Argument> call;
   for (NDArray& a : args) call.push_back({&a});
   if (!target) {
@@ -46,7 +42,8 @@ inline std::vector<NDArray> run_entry(const IRModule& m, const std::vector<NDArr
     int rc = call_jit(jit, "m_" + name, f, call);
     if (rc != 0) throw Error("entry returned " + std::to_string(rc));
   }
-  return std::vector<NDArray>(args.begin() + static_cast<std::ptrdiff_t>(inputs.size()), args.end());
+  return std::vector<NDArray>(args.begin() + static_cast<std::ptrdiff_t>(inputs.size()),
+                              args.end());
 }
 
 // "" when got matches want elementwise (|g - w| <= atol + rtol |w|, NaN == NaN).
@@ -57,7 +54,8 @@ inline std::string compare_tensors(const NDArray& got, const NDArray& want, doub
     double g = got.get_float(i), w = want.get_float(i);
     if (std::isnan(g) && std::isnan(w)) continue;
     if (g == w || std::fabs(g - w) <= atol + rtol * std::fabs(w)) continue;
-    return "element " + std::to_string(i) + ": got " + std::to_string(g) + ", expected " + std::to_string(w);
+    return "element " + std::to_string(i) + ": got " + std::to_string(g) + ", expected " +
+           std::to_string(w);
   }
   return "";
 }

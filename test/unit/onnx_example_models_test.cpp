@@ -7,15 +7,17 @@
 
 #include "codegen_test_util.h"
 #include "ir/onnx/import.h"
+#include "ir/onnx/model_pipeline.h"
 #include "model_test_util.h"
-#include "passes/model_pipeline.h"
 
 namespace tirc {
 namespace {
 
 const char* const kModels[] = {"cnn", "mlp", "transformer_block", "mlp_external"};
 
-std::string model_dir(const std::string& name) { return std::string(TIRC_SOURCE_DIR) + "/examples/models/" + name; }
+std::string model_dir(const std::string& name) {
+  return std::string(TIRC_SOURCE_DIR) + "/examples/models/" + name;
+}
 
 struct ModelData {
   std::vector<NDArray> inputs, outputs;

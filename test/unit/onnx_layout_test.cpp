@@ -5,10 +5,10 @@
 
 #include "ir/onnx/fold.h"
 #include "ir/onnx/layout.h"
+#include "ir/onnx/model_pipeline.h"
 #include "ir/onnx/op.h"
 #include "model_test_util.h"
 #include "onnx_model_test.h"
-#include "passes/model_pipeline.h"
 #include "tuner/auto_schedule.h"
 
 namespace tirc::test {

@@ -9,13 +9,13 @@
 #include "ir/eval/interpreter.h"
 #include "ir/onnx/build_module.h"
 #include "ir/onnx/fold.h"
+#include "ir/onnx/fuse_ops.h"
+#include "ir/onnx/model_pipeline.h"
 #include "ir/onnx/pack_weights.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "ir/verify.h"
-#include "passes/fuse_ops.h"
-#include "passes/model_pipeline.h"
 #include "test/unit/onnx_model_test.h"
 
 using namespace tirc;
@@ -96,12 +96,7 @@ std::vector<NDArray> run_entry(const IRModule& m, std::vector<NDArray> inputs,
   const PrimFunc& f = m.at(entry);
   size_t num_inputs = inputs.size();
   std::vector<NDArray> arrays = std::move(inputs);
-  for (size_t p = arrays.size(); p < f->params.size(); ++p) {
-    const Buffer& b = f->params[p].buffer;
-    std::vector<int64_t> shape;
-    for (const Expr& e : b->shape) shape.push_back(*as_const_int(e));
-    arrays.emplace_back(b->dtype, shape);
-  }
+  for (NDArray& out : entry_output_arrays(f, num_inputs, entry)) arrays.push_back(std::move(out));
   std::vector<Argument> args;
   for (NDArray& a : arrays) args.push_back(Argument{&a, 0, 0});
   run_module(m, entry, args);

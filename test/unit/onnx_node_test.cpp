@@ -29,8 +29,8 @@
 #include "codegen_test_util.h"
 #include "ir/eval/interpreter.h"
 #include "ir/onnx/import.h"
+#include "ir/onnx/model_pipeline.h"
 #include "ir/onnx/op.h"
-#include "passes/model_pipeline.h"
 #include "passes/pipeline.h"
 #include "tuner/auto_schedule.h"
 
@@ -51,9 +51,11 @@ const std::map<std::string, std::string>& exclusions() {
       {"node/test_training_dropout_zero_ratio",
        "training-mode Dropout (ratio is a run-time input)"},
       {"node/test_batchnorm_epsilon_training_mode",
-       "BatchNormalization training_mode=1 (batch statistics, running-mean outputs): inference only"},
+       "BatchNormalization training_mode=1 (batch statistics, running-mean outputs): inference "
+       "only"},
       {"node/test_batchnorm_example_training_mode",
-       "BatchNormalization training_mode=1 (batch statistics, running-mean outputs): inference only"},
+       "BatchNormalization training_mode=1 (batch statistics, running-mean outputs): inference "
+       "only"},
       // Mod is beyond the operator list; the interpreter passes it, the
       // x86 generator has no float remainder yet.
       {"node/test_mod_mixed_sign_float32", "Mod fmod=1 on float32: the x86 generator has no fmod"},
@@ -141,12 +143,8 @@ std::string run_data_sets(const fs::path& dir, const onnx::Graph& graph) {
     size_t num_inputs = arrays.size();
     if (entry->params.size() != num_inputs + graph.outputs.size())
       return "entry has unexpected parameters";
-    for (size_t p = num_inputs; p < entry->params.size(); ++p) {
-      const Buffer& b = entry->params[p].buffer;
-      std::vector<int64_t> shape;
-      for (const Expr& e : b->shape) shape.push_back(*as_const_int(e));
-      arrays.emplace_back(b->dtype, shape);
-    }
+    for (NDArray& out : entry_output_arrays(entry, num_inputs, "run"))
+      arrays.push_back(std::move(out));
     // The interpreter; the plain module compiled for this CPU; and the module
     // with the default schedules, interpreted in race-checking mode and
     // compiled for every x86 target this CPU runs.
