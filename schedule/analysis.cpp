@@ -7,6 +7,7 @@
 
 #include "ir/arith/analyzer.h"
 #include "ir/arith/expr_equal.h"
+#include "ir/arith/linear_form.h"
 #include "ir/functor.h"
 #include "ir/structural.h"
 #include "ir/substitute.h"
@@ -93,34 +94,21 @@ struct AffineUses {
   std::unordered_set<const VarNode*> split;
 };
 
-// Walks e under the grammar of the affine rule; false when e falls outside it.
-bool collect_affine(const Expr& e, const std::unordered_set<const VarNode*>& loop_vars,
-                    bool in_split, AffineUses& uses) {
-  if (auto* var = e.as<VarNode>()) {
-    if (loop_vars.count(var)) (in_split ? uses.split : uses.plain).insert(var);
-    return true;  // other variables (outer block iterators, parameters) are constants here
-  }
-  auto* bin = e.as<BinaryNode>();
-  if (!bin) return !uses_any(e, loop_vars);
-  switch (bin->kind) {
-    case ExprKind::Add:
-    case ExprKind::Sub:
-      return collect_affine(bin->a, loop_vars, in_split, uses) &&
-             collect_affine(bin->b, loop_vars, in_split, uses);
-    case ExprKind::Mul:
-      // A coefficient must be free of loop variables: i * j is not affine.
-      if (!uses_any(bin->a, loop_vars)) return collect_affine(bin->b, loop_vars, in_split, uses);
-      if (!uses_any(bin->b, loop_vars)) return collect_affine(bin->a, loop_vars, in_split, uses);
+// Reads e under the affine rule (coefficients free of loop variables, loop
+// variables also under floordiv/floormod by a positive constant) and records
+// the loop variables it uses; false when e falls outside the rule.
+bool collect_affine(const Expr& e, const arith::AffineRules& rules, bool in_split,
+                    AffineUses& uses) {
+  std::optional<arith::LinearForm> form = arith::decompose(e, rules);
+  if (!form) return false;
+  for (const arith::LinearTerm& t : form->terms) {
+    if (t.kind == arith::TermKind::Var)
+      (in_split ? uses.split : uses.plain).insert(t.term.as<VarNode>());
+    else if (t.kind == arith::TermKind::Floor &&
+             !collect_affine(t.term.as<BinaryNode>()->a, rules, true, uses))
       return false;
-    case ExprKind::FloorDiv:
-    case ExprKind::FloorMod: {
-      std::optional<int64_t> k = as_const_int(bin->b);
-      if (!k || *k <= 0) return false;
-      return collect_affine(bin->a, loop_vars, true, uses);
-    }
-    default:
-      return !uses_any(e, loop_vars);
   }
+  return true;
 }
 
 }  // namespace
@@ -132,10 +120,17 @@ bool is_affine_binding(const BlockRealizeNode* block, const std::vector<const Fo
     loop_vars.insert(f->loop_var.get());
     az.bind(f->loop_var, Range{f->min, f->extent});
   }
+  // Other variables (outer block iterators, parameters) are constants here;
+  // every occurrence of a loop variable is kept, cancelled or not.
+  arith::AffineRules rules;
+  rules.of_interest = [&](const VarNode* v) { return loop_vars.count(v) > 0; };
+  rules.symbolic_factors = true;
+  rules.floor_parts = true;
+  rules.merge_terms = false;
   std::vector<AffineUses> per_value;
   for (const Expr& value : block->iter_values) {
     AffineUses uses;
-    if (!collect_affine(az.simplify(value), loop_vars, false, uses)) return false;
+    if (!collect_affine(az.simplify(value), rules, false, uses)) return false;
     per_value.push_back(std::move(uses));
   }
   // Disjoint groups: a variable used plainly by one value appears in no other

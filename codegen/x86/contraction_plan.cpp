@@ -3,11 +3,11 @@
 #include "codegen/x86/contraction_plan.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <sstream>
 
 #include "ir/arith/analyzer.h"
+#include "ir/arith/linear_form.h"
 #include "ir/conjuncts.h"
 #include "ir/functor.h"
 #include "ir/guarded_load.h"
@@ -19,67 +19,27 @@ namespace {
 
 using Role = ContractionPlan::LoopRole;
 
-// An index as constant + sum(coeff * nest var) + sum(scale * invariant term).
-struct AffineIndex {
-  std::map<const VarNode*, int64_t> coeff;
-  int64_t constant = 0;
-  std::vector<std::pair<Expr, int64_t>> invariant;
-};
-
-void scale_into(AffineIndex& into, const AffineIndex& from, int64_t scale) {
-  for (auto& [v, c] : from.coeff) into.coeff[v] += c * scale;
-  into.constant += from.constant * scale;
-  for (auto& [e, s] : from.invariant) into.invariant.emplace_back(e, s * scale);
-}
-
-std::optional<AffineIndex> decompose(const Expr& e, const std::set<const VarNode*>& nest) {
-  AffineIndex out;
-  if (auto c = as_const_int(e)) {
-    out.constant = *c;
-    return out;
-  }
+// An index as constant + sum(coef * nest variable) + sum(scale * invariant
+// subtree), 64-bit, looking through integer casts. The invariant subtrees
+// stay unmerged and in order: invariant_offset rebuilds them as written.
+std::optional<arith::LinearForm> decompose(const Expr& e, const std::set<const VarNode*>& nest) {
   if (has_load(e)) return std::nullopt;  // indirect indices are not affine
-  if (!uses_any(e, [&](const VarNode* v) { return nest.count(v) > 0; })) {
-    out.invariant.emplace_back(e, 1);
-    return out;
-  }
-  if (auto* v = e.as<VarNode>()) {
-    out.coeff[v] = 1;
-    return out;
-  }
-  if (auto* cast = e.as<CastNode>()) {
-    if (!cast->dtype.is_integer() || !cast->value.dtype().is_integer()) return std::nullopt;
-    return decompose(cast->value, nest);
-  }
-  auto* bin = e.as<BinaryNode>();
-  if (!bin) return std::nullopt;
-  if (e.kind() == ExprKind::Add || e.kind() == ExprKind::Sub) {
-    auto x = decompose(bin->a, nest), y = decompose(bin->b, nest);
-    if (!x || !y) return std::nullopt;
-    scale_into(out, *x, 1);
-    scale_into(out, *y, e.kind() == ExprKind::Add ? 1 : -1);
-    return out;
-  }
-  if (e.kind() == ExprKind::Mul) {
-    auto ca = as_const_int(bin->a), cb = as_const_int(bin->b);
-    if (!ca && !cb) return std::nullopt;
-    auto x = decompose(ca ? bin->b : bin->a, nest);
-    if (!x) return std::nullopt;
-    scale_into(out, *x, ca ? *ca : *cb);
-    return out;
-  }
-  return std::nullopt;
+  arith::AffineRules rules;
+  rules.of_interest = [&](const VarNode* v) { return nest.count(v) > 0; };
+  rules.whole_invariant_subtrees = true;
+  rules.look_through_int_casts = true;
+  rules.merge_terms = false;
+  return arith::decompose(e, rules);
 }
 
 // The invariant part as one int64 expression.
-Expr invariant_offset(const AffineIndex& idx, const std::vector<ContractionPlan::Loop>& loops) {
+Expr invariant_offset(const arith::LinearForm& idx,
+                      const std::vector<ContractionPlan::Loop>& loops) {
   int64_t constant = idx.constant;
-  for (const auto& l : loops) {
-    auto it = idx.coeff.find(l.var.get());
-    if (it != idx.coeff.end()) constant += it->second * l.min;
-  }
+  for (const auto& l : loops) constant += idx.coefficient(l.var.get()) * l.min;
   Expr sum = make_int(constant, DataType::int64());
-  for (const auto& [term, scale] : idx.invariant) {
+  for (const auto& [term, scale, kind] : idx.terms) {
+    if (kind != arith::TermKind::Invariant) continue;
     Expr t = term.dtype() == DataType::int64() ? term : make_cast(DataType::int64(), term);
     if (scale != 1) t = make_binary(ExprKind::Mul, t, make_int(scale, DataType::int64()));
     sum = constant == 0 && sum.as<IntImmNode>() ? t : make_binary(ExprKind::Add, sum, t);
@@ -242,7 +202,7 @@ bool plan_init(ContractionPlan& plan, const Stmt& nest, std::set<const VarNode*>
   }
   ContractionPlan::Init init;
   init.present = true;
-  std::optional<AffineIndex> value;
+  std::optional<arith::LinearForm> value;
   if (auto* f = store->value.as<FloatImmNode>(); f && f->dtype == DataType::float32()) {
     init.constant = static_cast<float>(f->value);
   } else if (auto* load = as_f32_load(store->value); load && load->buffer->data != plan.c.data) {
@@ -262,21 +222,17 @@ bool plan_init(ContractionPlan& plan, const Stmt& nest, std::set<const VarNode*>
     why = "the init's C index is not affine";
     return false;
   }
-  auto coeff = [](const AffineIndex& idx, const Var& v) {
-    auto it = idx.coeff.find(v.get());
-    return it == idx.coeff.end() ? int64_t{0} : it->second;
-  };
   // Outer loops and tile loops alike: the init loop at position i stands for
   // plan loop i (outer) or tile[i - scope].
   for (size_t i = 0; i < loops.size(); ++i) {
     const int p = i < static_cast<size_t>(plan.tile_scope)
                       ? static_cast<int>(i)
                       : tile[i - static_cast<size_t>(plan.tile_scope)];
-    if (coeff(*c, loops[i].var) != plan.loops[p].stride_c) {
+    if (c->coefficient(loops[i].var.get()) != plan.loops[p].stride_c) {
       why = "the init nest writes C in another order than the tile";
       return false;
     }
-    if (value) plan.loops[p].stride_init = coeff(*value, loops[i].var);
+    if (value) plan.loops[p].stride_init = value->coefficient(loops[i].var.get());
   }
   if (!structural_equal(invariant_offset(*c, loops), plan.c.offset)) {
     why = "the init nest writes another part of C";
@@ -311,7 +267,7 @@ bool plan_guard(const ContractionPlan& plan, const Expr& guard,
     // Simplified first: variables known where the nest is emitted have been
     // replaced by their values, leaving constant terms such as 0 * 2.
     auto diff = decompose(simplify(make_binary(ExprKind::Sub, cmp->a, cmp->b)), nest_vars);
-    if (!diff || !diff->invariant.empty()) {
+    if (!diff || diff->has_kind(arith::TermKind::Invariant)) {
       why = "a guard depends on a value the nest does not fix";
       return false;
     }
@@ -320,16 +276,16 @@ bool plan_guard(const ContractionPlan& plan, const Expr& guard,
     t.constant = diff->constant;
     for (size_t i = 0; i < plan.loops.size(); ++i) {
       const auto& l = plan.loops[i];
-      auto it = diff->coeff.find(l.var.get());
-      if (it == diff->coeff.end() || it->second == 0) continue;
-      t.constant += it->second * l.min;
+      const int64_t coef = diff->coefficient(l.var.get());
+      if (coef == 0) continue;
+      t.constant += coef * l.min;
       if (l.extent == 1) continue;
       const bool fixed = l.role == ContractionPlan::LoopRole::Unrolled;
       if (!fixed) {
         why = "a guard depends on loop '" + l.var->name + "', which is not unrolled";
         return false;
       }
-      t.coeff.emplace_back(static_cast<int>(i), it->second);
+      t.coeff.emplace_back(static_cast<int>(i), coef);
     }
     out.push_back(std::move(t));
   }
@@ -417,17 +373,13 @@ std::optional<ContractionPlan> plan_contraction(const ForNode& root, const Targe
   auto c = decompose(update->store->indices[0], nest_vars);
   auto a = decompose(update->a->indices[0], nest_vars);
   // Max has no B: a constant stand-in keeps every stride of B zero.
-  auto b =
-      max ? std::optional<AffineIndex>(AffineIndex{}) : decompose(update->b->indices[0], nest_vars);
+  auto b = max ? std::optional<arith::LinearForm>(arith::LinearForm(DataType::int64(), false))
+               : decompose(update->b->indices[0], nest_vars);
   if (!c || !a || !b) return refuse("an index is not affine in the nest's loop variables");
   for (auto& l : plan.loops) {
-    auto stride = [&](const AffineIndex& idx) {
-      auto it = idx.coeff.find(l.var.get());
-      return it == idx.coeff.end() ? int64_t{0} : it->second;
-    };
-    l.stride_c = stride(*c);
-    l.stride_a = stride(*a);
-    l.stride_b = stride(*b);
+    l.stride_c = c->coefficient(l.var.get());
+    l.stride_a = a->coefficient(l.var.get());
+    l.stride_b = b->coefficient(l.var.get());
   }
   plan.c = {update->store->buffer->data, invariant_offset(*c, plan.loops)};
   plan.a = {update->a->buffer->data, invariant_offset(*a, plan.loops)};
