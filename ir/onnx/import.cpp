@@ -7,6 +7,7 @@
 
 #include "ir/error.h"
 #include "ir/onnx/op.h"
+#include "ir/onnx/op_versions.h"
 #include "ir/onnx/tensor_proto.h"
 
 namespace tirc::onnx {
@@ -229,6 +230,9 @@ Graph convert_graph(const ::onnx::ModelProto& model, const std::string& source,
       if (!in.empty() && !g.tensors.count(in))
         node.fail("input '" + in +
                   "' is not a graph input, an initializer or an output of an earlier node");
+    if (node.domain.empty())
+      if (const OpHistory* h = find_op_history(node.op_type))
+        if (std::string why = version_refusal(*h, g.opset); !why.empty()) node.fail(why);
     for (const auto& out : node.outputs) {
       if (out.empty()) continue;
       if (g.tensors.count(out)) node.fail("output '" + out + "' is already defined");

@@ -12,9 +12,10 @@
 
 namespace tirc::onnx {
 
-// The ai.onnx opsets the operator library implements.
+// The ai.onnx opsets tirc imports. Within them, each node's operator must be
+// at a definition tirc implements (ir/onnx/op_versions.h).
 inline constexpr int64_t kMinOpset = 7;
-inline constexpr int64_t kMaxOpset = 17;
+inline constexpr int64_t kMaxOpset = 21;
 
 // Reads and checks a model file. External data is looked up relative to the
 // model's directory (never outside it).

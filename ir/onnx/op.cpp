@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ir/onnx/op_versions.h"
 #include "ir/onnx/ops/ops.h"
 
 namespace tirc::onnx {
@@ -10,6 +11,10 @@ OpContext::OpContext(const Graph& graph, const Node& node, std::vector<TensorVal
                      std::vector<bool> output_is_kernel_output)
     : graph_(graph), node_(node), inputs_(std::move(inputs)), kernel_(kernel),
       output_is_kernel_output_(std::move(output_is_kernel_output)) {}
+
+int64_t OpContext::version() const {
+  return op_version(node_.op_type, opset());
+}
 
 bool OpContext::has_input(size_t i) const {
   return i < inputs_.size() && i < node_.inputs.size() && !node_.inputs[i].empty();

@@ -32,6 +32,9 @@ class OpContext {
   const Graph& graph() const { return graph_; }
   const Node& node() const { return node_; }
   int64_t opset() const { return graph_.opset; }
+  // The definition of the node's operator that the opset means
+  // (ir/onnx/op_versions.h): Split-13 at opsets 13 to 17, Split-18 from 18 on.
+  int64_t version() const;
   KernelBuilder& kernel() { return kernel_; }
 
   size_t num_inputs() const { return inputs_.size(); }

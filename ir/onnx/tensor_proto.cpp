@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "ir/error.h"
 #include "ir/onnx/import.h"
@@ -55,6 +56,12 @@ std::optional<DataType> dtype_of_elem_type(int32_t elem_type) {
 std::string elem_type_name(int32_t elem_type) {
   if (::onnx::TensorProto_DataType_IsValid(elem_type))
     return TensorProto_DataType_Name(static_cast<TensorProto_DataType>(elem_type));
+  // The types opsets 19 to 21 added, which the onnx.proto tirc compiles
+  // against (ONNX 1.12) does not have yet.
+  static const char* const newer[] = {"FLOAT8E4M3FN",   "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+                                      "FLOAT8E5M2FNUZ", "UINT4",          "INT4"};
+  if (elem_type >= 17 && elem_type < 17 + static_cast<int32_t>(std::size(newer)))
+    return newer[elem_type - 17];
   return std::to_string(elem_type);
 }
 

@@ -55,7 +55,7 @@ def main():
     with open(os.path.join(BAD, "truncated.onnx"), "wb") as f:
         f.write(whole[: len(whole) - 20])  # cuts inside the graph field
 
-    save(relu_model(opset=18), "opset_too_new.onnx")
+    save(relu_model(opset=22), "opset_too_new.onnx")
 
     missing = TensorProto()
     missing.name = "w"

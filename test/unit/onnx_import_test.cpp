@@ -56,7 +56,7 @@ const Refusal kRefusals[] = {
     // opset 6 models using an operator whose definition changed in opset 7
     // (e.g. the legacy broadcast attribute of Add): the operator library
     // implements opset 7 and later semantics only.
-    {"ai.onnx opset older than 7", "is not supported (supported: 7 to 17)"},
+    {"ai.onnx opset older than 7", "is not supported (supported: 7 to 21)"},
     // ai.onnx.preview.training optimizer tests (Adagrad, Adam, Momentum) that
     // import no ai.onnx opset at all.
     {"training-only models", "the model does not import the ai.onnx opset"},
@@ -212,7 +212,7 @@ TEST_CASE("models older than opset 7 import when their operators are unchanged",
   CHECK(g.nodes[0].attr_int("group", 1) == 4);
   CHECK(g.tensor(g.nodes[0].inputs[1]).value);
   CHECK(import_error(add) ==
-        "ai.onnx opset 6 is not supported (supported: 7 to 17): Add changed in opset 7");
+        "ai.onnx opset 6 is not supported (supported: 7 to 21): Add changed in opset 7");
 }
 
 TEST_CASE("a Constant node's value attribute becomes a tensor", "[onnx-import]") {
@@ -312,7 +312,7 @@ TEST_CASE("malformed models give exact diagnostics", "[onnx-import]") {
       {"empty.onnx", "empty file, not an ONNX model"},
       {"not_onnx.onnx", "not an ONNX model, or truncated (protobuf parse failed)"},
       {"truncated.onnx", "not an ONNX model, or truncated (protobuf parse failed)"},
-      {"opset_too_new.onnx", "ai.onnx opset 18 is not supported (supported: 7 to 17)"},
+      {"opset_too_new.onnx", "ai.onnx opset 22 is not supported (supported: 7 to 21)"},
       {"missing_initializer_data.onnx",
        "initializer 'w': no data (expected 4 float32 elements in raw_data or float_data)"},
       {"wrong_raw_data_size.onnx",
@@ -355,7 +355,7 @@ TEST_CASE("diagnostics render with the file name", "[onnx-import]") {
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.render() ==
-          path.string() + ": error: ai.onnx opset 18 is not supported (supported: 7 to 17)\n");
+          path.string() + ": error: ai.onnx opset 22 is not supported (supported: 7 to 21)\n");
   }
 }
 

@@ -393,6 +393,41 @@ TEST_CASE("Split: equal parts, split attribute (opset 11) and input (opset 13)",
              Catch::Contains("sums to 3"));
 }
 
+TEST_CASE("Split version 18: num_outputs, the last part smaller", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {2, 7}, 40);
+  auto part = [&](int64_t begin, int64_t n) {
+    return gather_ref(x, {2, n}, [begin](const std::vector<int64_t>& i) {
+      return std::vector<int64_t>{i[0], i[1] + begin};
+    });
+  };
+  // ceil(7 / 3) = 3: parts of 3, 3 and the remaining 1.
+  auto r = run_node("Split", {Input::data(x)}, {{"axis", int64_t{1}}, {"num_outputs", int64_t{3}}},
+                    18, 3);
+  expect_close(r.outputs[0], part(0, 3));
+  expect_close(r.outputs[1], part(3, 3));
+  expect_close(r.outputs[2], part(6, 1));
+  // ceil(7 / 4) = 2: 2, 2, 2, 1; at opset 21 too (Split-18).
+  r = run_node("Split", {Input::data(x)}, {{"axis", int64_t{-1}}, {"num_outputs", int64_t{4}}}, 21,
+               4);
+  for (int k = 0; k < 3; ++k) expect_close(r.outputs[static_cast<size_t>(k)], part(2 * k, 2));
+  expect_close(r.outputs[3], part(6, 1));
+  // The split input still works at 18.
+  r = run_node("Split", {Input::data(x), Input::constant(ints({5, 2}))}, {{"axis", int64_t{1}}}, 18,
+               2);
+  expect_close(r.outputs[0], part(0, 5));
+  expect_close(r.outputs[1], part(5, 2));
+  CHECK_THAT(build_error("Split", {Input::data(x)},
+                         {{"axis", int64_t{1}}, {"num_outputs", int64_t{3}}}, 18, 2),
+             Catch::Contains("num_outputs 3 does not match the node's 2 outputs"));
+  CHECK_THAT(build_error("Split", {Input::data(x), Input::constant(ints({5, 2}))},
+                         {{"axis", int64_t{1}}, {"num_outputs", int64_t{2}}}, 18, 2),
+             Catch::Contains("both given"));
+  // ceil(5 / 4) = 2 leaves -1 for the last part.
+  CHECK_THAT(build_error("Split", {Input::data(random_array(f32, {5}, 41))},
+                         {{"num_outputs", int64_t{4}}}, 18, 4),
+             Catch::Contains("axis 0 of extent 5 does not split into 4 parts of 2"));
+}
+
 // Python's slice semantics, written out: the selected positions of one axis.
 std::vector<int64_t> slice_positions(int64_t dim, int64_t start, int64_t end, int64_t step) {
   auto fix = [dim](int64_t v, int64_t lo, int64_t hi) {
@@ -602,6 +637,89 @@ TEST_CASE("Pad: constant, reflect, edge; pads attribute and input", "[onnx-ops-b
              Catch::Contains("2 * rank"));
 }
 
+// numpy's pad(mode="wrap") after negative pads crop (onnxruntime's order): per
+// axis, the source positions of the output, built by repeating the kept
+// positions cyclically before and after them.
+NDArray wrap_pad_ref(const NDArray& x, const std::vector<int64_t>& pads) {
+  size_t rank = x.shape().size();
+  std::vector<std::vector<int64_t>> source(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t n = x.shape()[d], lo = pads[d], hi = pads[d + rank];
+    std::vector<int64_t> kept;
+    for (int64_t j = std::max<int64_t>(0, -lo); j < n - std::max<int64_t>(0, -hi); ++j)
+      kept.push_back(j);
+    auto cyclic = [&kept](int64_t k) {
+      int64_t m = static_cast<int64_t>(kept.size());
+      return kept[static_cast<size_t>((k % m + m) % m)];
+    };
+    std::vector<int64_t>& src = source[d];
+    for (int64_t k = -std::max<int64_t>(lo, 0);
+         k < static_cast<int64_t>(kept.size()) + std::max<int64_t>(hi, 0); ++k)
+      src.push_back(cyclic(k));
+  }
+  Shape out;
+  for (const auto& src : source) out.push_back(static_cast<int64_t>(src.size()));
+  return gather_ref(x, out, [&](const std::vector<int64_t>& i) {
+    std::vector<int64_t> from;
+    for (size_t d = 0; d < rank; ++d) from.push_back(source[d][static_cast<size_t>(i[d])]);
+    return from;
+  });
+}
+
+TEST_CASE("Pad version 18: axes input; version 19: wrap", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {1, 3, 4, 5}, 42);
+  // axes [2, -1]: pads are begin(2), begin(3), end(2), end(3).
+  NDArray fill(f32, {});
+  fill.set_float(0, -2.5);
+  auto r = run_node("Pad",
+                    {Input::data(x), Input::constant(ints({1, 2, 0, 3})), Input::data(fill),
+                     Input::constant(ints({2, -1}))},
+                    {}, 18);
+  expect_close(r.outputs[0], pad_ref(x, {0, 0, 1, 2, 0, 0, 0, 3}, "constant", -2.5));
+  for (const char* mode : {"edge", "reflect"}) {
+    INFO(mode);
+    r = run_node("Pad",
+                 {Input::data(x), Input::constant(ints({2, 1})), Input::absent(),
+                  Input::constant(ints({-2}))},
+                 {{"mode", std::string(mode)}}, 21);
+    expect_close(r.outputs[0], pad_ref(x, {0, 0, 2, 0, 0, 0, 1, 0}, mode, 0));
+  }
+  // wrap, pads longer than the axis, and after a crop of the other end.
+  for (std::vector<int64_t> pads : {std::vector<int64_t>{0, 0, 2, 7, 0, 0, 3, 1},
+                                    std::vector<int64_t>{0, 1, -1, 3, 0, 0, 2, -2}}) {
+    r = run_node("Pad", {Input::data(x), Input::constant(ints(pads))},
+                 {{"mode", std::string("wrap")}}, 19);
+    expect_close(r.outputs[0], wrap_pad_ref(x, pads));
+  }
+  NDArray xi = random_array(i64, {3, 4}, 43);
+  r = run_node(
+      "Pad",
+      {Input::data(xi), Input::constant(ints({5, 1})), Input::absent(), Input::constant(ints({1}))},
+      {{"mode", std::string("wrap")}}, 21);
+  expect_close(r.outputs[0], wrap_pad_ref(xi, {0, 5, 0, 1}));
+  CHECK_THAT(build_error("Pad", {Input::data(x), Input::constant(ints({0, 0, 1, 1, 0, 0, 1, 1}))},
+                         {{"mode", std::string("wrap")}}, 18),
+             Catch::Contains("mode 'wrap' is not one of constant, reflect, edge"));
+  CHECK_THAT(build_error("Pad", {Input::data(x), Input::constant(ints({0, 0, 1, 1, 0, 0, 1, 1}))},
+                         {{"mode", std::string("circular")}}, 19),
+             Catch::Contains("is not one of constant, reflect, edge, wrap"));
+  CHECK_THAT(build_error("Pad",
+                         {Input::data(x), Input::constant(ints({1, 1})), Input::absent(),
+                          Input::constant(ints({0}))},
+                         {}, 17),
+             Catch::Contains("input 3 (axes) is new in opset 18"));
+  CHECK_THAT(build_error("Pad",
+                         {Input::data(x), Input::constant(ints({1, 1, 1})), Input::absent(),
+                          Input::constant(ints({0, 1}))},
+                         {}, 18),
+             Catch::Contains("must have 2 * 2 entries for axes [0, 1]"));
+  CHECK_THAT(build_error("Pad",
+                         {Input::data(x), Input::constant(ints({1, -3})), Input::absent(),
+                          Input::constant(ints({1}))},
+                         {{"mode", std::string("wrap")}}, 19),
+             Catch::Contains("wrap padding of axis 1 with no element left to repeat"));
+}
+
 // ---- Identity, Dropout, Constant, Shape, Size, ConstantOfShape ---------------------------
 
 TEST_CASE("Identity and Dropout pass the input; Dropout's mask is all true", "[onnx-ops-b]") {
@@ -784,6 +902,99 @@ TEST_CASE("ReduceSumSquare, Prod, L1, L2, LogSum, LogSumExp", "[onnx-ops-b]") {
                  for (double e : v) p *= e;
                  return p;
                }));
+}
+
+TEST_CASE("Reduce* version 18: axes from input 1, noop_with_empty_axes", "[onnx-ops-b]") {
+  NDArray x = random_array(f32, {3, 4, 5}, 44);
+  NDArray pos = x;
+  for (int64_t k = 0; k < pos.num_elements(); ++k) pos.set_float(k, std::abs(x.get_float(k)) + 0.5);
+  using Values = const std::vector<double>&;
+  auto fold = [](double init, auto g) {
+    return [init, g](Values v) {
+      double a = init;
+      for (double e : v) a = g(a, e);
+      return a;
+    };
+  };
+  struct Case {
+    const char* op;
+    std::function<double(Values)> f;
+    bool positive = false;  // the input must be positive (a logarithm)
+  };
+  const Case cases[] = {
+      {"ReduceMean", [](Values v) { return sum_of(v) / static_cast<double>(v.size()); }},
+      {"ReduceMax", [](Values v) { return *std::max_element(v.begin(), v.end()); }},
+      {"ReduceMin", [](Values v) { return *std::min_element(v.begin(), v.end()); }},
+      {"ReduceProd", fold(1, [](double a, double e) { return a * e; })},
+      {"ReduceSumSquare", fold(0, [](double a, double e) { return a + e * e; })},
+      {"ReduceL1", fold(0, [](double a, double e) { return a + std::abs(e); })},
+      {"ReduceL2",
+       [&](Values v) {
+         return std::sqrt(fold(0, [](double a, double e) { return a + e * e; })(v));
+       }},
+      {"ReduceLogSum", [](Values v) { return std::log(sum_of(v)); }, true},
+      {"ReduceLogSumExp",
+       [&](Values v) {
+         return std::log(fold(0, [](double a, double e) { return a + std::exp(e); })(v));
+       }},
+  };
+  for (const Case& c : cases) {
+    INFO(c.op);
+    const NDArray& in = c.positive ? pos : x;
+    for (int64_t opset : {18, 21}) {
+      for (bool keep : {true, false}) {
+        Attrs a{{"keepdims", int64_t{keep}}};
+        expect_close(
+            run_node(c.op, {Input::data(in), Input::constant(ints({0, -1}))}, a, opset, 1, true)
+                .outputs[0],
+            reduce_ref(in, {0, 2}, keep, c.f), 1e-5, 1e-5);
+      }
+    }
+    // No axes, or empty axes: all of them, unless noop_with_empty_axes.
+    expect_close(run_node(c.op, {Input::data(in)}, {{"keepdims", int64_t{0}}}, 18).outputs[0],
+                 reduce_ref(in, {}, false, c.f), 1e-5, 1e-5);
+    expect_close(
+        run_node(c.op, {Input::data(in), Input::constant(NDArray(i64, {0}))}, {}, 18).outputs[0],
+        reduce_ref(in, {}, true, c.f), 1e-5, 1e-5);
+    expect_close(
+        run_node(c.op, {Input::data(in)}, {{"noop_with_empty_axes", int64_t{1}}}, 18).outputs[0],
+        in);
+    CHECK_THAT(build_error(c.op, {Input::data(in)}, {{"axes", std::vector<int64_t>{0}}}, 18),
+               Catch::Contains("attribute 'axes' was replaced by input 1 in opset 18"));
+    CHECK_THAT(build_error(c.op, {Input::data(in), Input::constant(ints({0}))}, {}, 17),
+               Catch::Contains("axes must be an attribute before opset 18"));
+    CHECK_THAT(build_error(c.op, {Input::data(in), Input::data(ints({0}))}, {}, 18),
+               Catch::Contains("must be known at compile time"));
+  }
+}
+
+TEST_CASE("ReduceMax and ReduceMin version 20 take bool: any and all", "[onnx-ops-b]") {
+  NDArray b = random_array(DataType::boolean(), {4, 3, 2}, 45);
+  b.set_int(0, 1);  // one row all true, one all false
+  b.set_int(1, 1);
+  b.set_int(2, 0);
+  b.set_int(3, 0);
+  auto any = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
+  auto all = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
+  for (bool keep : {true, false}) {
+    for (bool leave : {false, true}) {
+      Attrs a{{"keepdims", int64_t{keep}}};
+      expect_close(
+          run_node("ReduceMax", {Input::data(b), Input::constant(ints({-1}))}, a, 20, 1, leave)
+              .outputs[0],
+          reduce_ref(b, {2}, keep, any));
+      expect_close(
+          run_node("ReduceMin", {Input::data(b), Input::constant(ints({1, 2}))}, a, 21, 1, leave)
+              .outputs[0],
+          reduce_ref(b, {1, 2}, keep, all));
+    }
+  }
+  expect_close(run_node("ReduceMax", {Input::data(b)}, {}, 20).outputs[0],
+               reduce_ref(b, {}, true, any));
+  CHECK_THAT(build_error("ReduceMax", {Input::data(b), Input::constant(ints({0}))}, {}, 18),
+             Catch::Contains("input type bool is not supported"));
+  CHECK_THAT(build_error("ReduceSum", {Input::data(b), Input::constant(ints({0}))}, {}, 21),
+             Catch::Contains("input type bool is not supported"));
 }
 
 // Softmax of x over the dims in `axes` (a group per combination of the others).
@@ -971,6 +1182,25 @@ TEST_CASE("Shape and reduction kernels lower and compile for x86", "[onnx-ops-b]
       {"ReduceMax", {Input::data(x)}, {{"axes", std::vector<int64_t>{0, 2}}}, 13},
       {"ReduceMin", {Input::data(x)}, {{"axes", std::vector<int64_t>{-1}}}, 13},
       {"ReduceLogSumExp", {Input::data(x)}, {{"axes", std::vector<int64_t>{-1}}}, 13},
+      {"ReduceMean", {Input::data(x), Input::constant(ints({0, 2}))}, {}, 18},
+      {"ReduceL2", {Input::data(x), Input::constant(ints({-1}))}, {{"keepdims", int64_t{0}}}, 21},
+      {"ReduceMax",
+       {Input::data(random_array(DataType::boolean(), {2, 3, 4}, 8)), Input::constant(ints({1}))},
+       {},
+       20},
+      {"ReduceMin",
+       {Input::data(random_array(DataType::boolean(), {2, 3, 4}, 9)), Input::constant(ints({2}))},
+       {{"keepdims", int64_t{0}}},
+       20},
+      {"Split", {Input::data(x)}, {{"axis", int64_t{1}}, {"num_outputs", int64_t{2}}}, 18, 2},
+      {"Pad",
+       {Input::data(x), Input::constant(ints({1, 2})), Input::absent(), Input::constant(ints({1}))},
+       {{"mode", std::string("reflect")}},
+       18},
+      {"Pad",
+       {Input::data(x), Input::constant(ints({0, 1, 5, 0, -1, 2}))},
+       {{"mode", std::string("wrap")}},
+       19},
       {"Softmax", {Input::data(x)}, {}, 13},
       {"LogSoftmax", {Input::data(x)}, {}, 11},
       {"LayerNormalization",

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ir/onnx/ops/ops.h"
+#include "ir/onnx/tensor_proto.h"
 
 namespace tirc::onnx {
 
@@ -238,40 +239,6 @@ std::vector<TensorValue> build_where(OpContext& ctx) {
                         [](const std::vector<Expr>& v) { return make_select(v[0], v[1], v[2]); })};
 }
 
-// TensorProto.DataType codes.
-std::optional<DataType> onnx_dtype(int64_t code) {
-  switch (code) {
-    case 1:
-      return DataType::float32();
-    case 2:
-      return DataType::uint8();
-    case 3:
-      return DataType::int8();
-    case 4:
-      return DataType(DataType::Code::UInt, 16);
-    case 5:
-      return DataType::int16();
-    case 6:
-      return DataType::int32();
-    case 7:
-      return DataType::int64();
-    case 9:
-      return DataType::boolean();
-    case 10:
-      return DataType::float16();
-    case 11:
-      return DataType::float64();
-    case 12:
-      return DataType(DataType::Code::UInt, 32);
-    case 13:
-      return DataType(DataType::Code::UInt, 64);
-    case 16:
-      return DataType::bfloat16();
-    default:
-      return std::nullopt;
-  }
-}
-
 Expr cast_to(DataType to, const Expr& v) {
   if (v.dtype() == to) return v;
   if (to.is_bool()) return v != make_const(v.dtype(), 0);
@@ -282,8 +249,14 @@ Expr cast_to(DataType to, const Expr& v) {
 std::vector<TensorValue> build_cast(OpContext& ctx) {
   int64_t code = ctx.node().require_int("to");
   if (code == 8) ctx.fail("Cast to STRING is not supported");
-  std::optional<DataType> to = onnx_dtype(code);
-  if (!to) ctx.fail("Cast to data type " + std::to_string(code) + " is not supported");
+  // Cast-19's saturate only concerns the float8 types, which tirc refuses here.
+  bool in_range = code >= 0 && code <= std::numeric_limits<int32_t>::max();
+  std::optional<DataType> to =
+      in_range ? dtype_of_elem_type(static_cast<int32_t>(code)) : std::nullopt;
+  if (!to)
+    ctx.fail("Cast to data type " +
+             (in_range ? elem_type_name(static_cast<int32_t>(code)) : std::to_string(code)) +
+             " is not supported");
   const TensorValue& x = ctx.input(0);
   if (!x.dtype.is_float() && !x.dtype.is_integer() && !x.dtype.is_bool())
     ctx.fail("Cast from " + type_name(x.dtype) + " is not supported");

@@ -125,21 +125,25 @@ std::vector<TensorValue> build_reduce(OpContext& ctx, ReduceKind kind) {
   DataType t = in.dtype;
   bool float_only = kind == ReduceKind::Mean || kind == ReduceKind::L2 ||
                     kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp;
-  if (t.is_bool() || (float_only && !t.is_float()))
+  // ReduceMax and ReduceMin take bool from version 20 (any and all).
+  bool extremum = kind == ReduceKind::Max || kind == ReduceKind::Min;
+  if ((t.is_bool() && !(extremum && ctx.version() >= 20)) || (float_only && !t.is_float()))
     ctx.fail("input type " + t.str() + " is not supported");
   bool keepdims = ctx.node().attr_int("keepdims", 1) != 0;
   std::vector<int64_t> axes;
   bool noop_when_empty = false;
-  // Only ReduceSum takes its axes as an input in opsets <= 17.
-  if (kind == ReduceKind::Sum && ctx.opset() >= 13) {
+  // The axes attribute became input 1 in ReduceSum-13 and the others' version 18.
+  const int64_t axes_input_since = kind == ReduceKind::Sum ? 13 : 18;
+  if (ctx.version() >= axes_input_since) {
     if (ctx.node().has_attr("axes"))
-      ctx.fail("attribute 'axes' was replaced by input 1 in opset 13");
+      ctx.fail("attribute 'axes' was replaced by input 1 in opset " +
+               std::to_string(axes_input_since));
     if (ctx.has_input(1)) axes = ctx.constant_ints(1);
     noop_when_empty = ctx.node().attr_int("noop_with_empty_axes", 0) != 0;
   } else {
     axes = ctx.node().attr_ints("axes");
     if (ctx.num_inputs() > 1 && ctx.has_input(1))
-      ctx.fail("axes must be an attribute before opset 18");
+      ctx.fail("axes must be an attribute before opset " + std::to_string(axes_input_since));
   }
   axes = normalize_axes(ctx, axes, in.rank());
   std::vector<bool> mask =
@@ -185,12 +189,13 @@ std::vector<TensorValue> build_reduce(OpContext& ctx, ReduceKind kind) {
               : kind == ReduceKind::Min  ? highest(t)
               : kind == ReduceKind::Prod ? make_const(t, 1)
                                          : make_const(t, 0);
-  std::function<Expr(Expr, Expr)> combine = [kind](Expr a, Expr v) -> Expr {
+  bool boolean = t.is_bool();
+  std::function<Expr(Expr, Expr)> combine = [kind, boolean](Expr a, Expr v) -> Expr {
     switch (kind) {
       case ReduceKind::Max:
-        return max(a, v);
+        return boolean ? logical_or(a, v) : max(a, v);
       case ReduceKind::Min:
-        return min(a, v);
+        return boolean ? logical_and(a, v) : min(a, v);
       case ReduceKind::Prod:
         return a * v;
       default:
@@ -352,10 +357,9 @@ std::vector<OpDef> reduction_ops() {
   std::vector<OpDef> ops;
   for (const ReduceDef& d : kReduceOps) {
     ReduceKind kind = d.kind;
-    std::vector<size_t> constants;
-    if (kind == ReduceKind::Sum) constants = {1};
-    ops.push_back({d.op_type, OpPattern::Reduction, constants,
-                   [kind](OpContext& ctx) { return build_reduce(ctx, kind); }});
+    ops.push_back({d.op_type, OpPattern::Reduction, {1}, [kind](OpContext& ctx) {
+                     return build_reduce(ctx, kind);
+                   }});
   }
   ops.push_back({"Softmax", OpPattern::Reduction, {}, [](OpContext& ctx) {
                    return build_softmax(ctx, false);

@@ -319,6 +319,22 @@ std::vector<TensorValue> build_split(OpContext& ctx) {
   size_t n = ctx.node().outputs.size();
   bool present = false;
   std::vector<int64_t> sizes = attr_or_input(ctx, "split", 1, 13, &present);
+  // Split-18's num_outputs: parts of ceil(extent / num_outputs), the last one
+  // what remains (smaller when the extent does not divide).
+  if (ctx.version() >= 18 && ctx.node().has_attr("num_outputs")) {
+    if (present) ctx.fail("input 'split' and attribute 'num_outputs' are both given");
+    int64_t parts = ctx.node().attr_int("num_outputs", 0);
+    if (parts < 1 || parts != static_cast<int64_t>(n))
+      ctx.fail("num_outputs " + std::to_string(parts) + " does not match the node's " +
+               std::to_string(n) + " outputs");
+    int64_t chunk = (in.shape[a] + parts - 1) / parts;
+    sizes.assign(n, chunk);
+    sizes.back() = in.shape[a] - chunk * (parts - 1);
+    if (sizes.back() < 0)
+      ctx.fail("axis " + std::to_string(axis) + " of extent " + std::to_string(in.shape[a]) +
+               " does not split into " + std::to_string(n) + " parts of " + std::to_string(chunk));
+    present = true;
+  }
   if (!present) {
     if (n == 0 || in.shape[a] % static_cast<int64_t>(n) != 0)
       ctx.fail("axis " + std::to_string(axis) + " of extent " + std::to_string(in.shape[a]) +
@@ -444,8 +460,10 @@ std::vector<TensorValue> build_gather(OpContext& ctx) {
 std::vector<TensorValue> build_pad(OpContext& ctx) {
   TensorValue in = ctx.input(0);
   std::string mode = ctx.node().attr_string("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge")
-    ctx.fail("mode '" + mode + "' is not one of constant, reflect, edge");
+  bool wrap_known = ctx.version() >= 19;  // Pad-19 added wrap
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && !(wrap_known && mode == "wrap"))
+    ctx.fail("mode '" + mode + "' is not one of constant, reflect, edge" +
+             (wrap_known ? ", wrap" : ""));
   std::vector<int64_t> pads;
   std::optional<TensorValue> fill;  // the padding value when it comes from an input
   double fill_attr = 0;
@@ -461,7 +479,20 @@ std::vector<TensorValue> build_pad(OpContext& ctx) {
       if (fill->dtype != in.dtype)
         ctx.fail("constant_value is " + fill->dtype.str() + ", the input is " + in.dtype.str());
     }
-    if (ctx.has_input(3)) ctx.fail("the axes input (opset 18) is not supported");
+    // Pad-18's axes: pads holds the begins then the ends of these axes only.
+    if (ctx.has_input(3)) {
+      if (ctx.version() < 18) ctx.fail("input 3 (axes) is new in opset 18");
+      std::vector<int64_t> axes = normalize_axes(ctx, ctx.constant_ints(3), in.rank());
+      if (pads.size() != 2 * axes.size())
+        ctx.fail("pads " + shape_str(pads) + " must have 2 * " + std::to_string(axes.size()) +
+                 " entries for axes " + shape_str(axes));
+      std::vector<int64_t> all(2 * in.shape.size(), 0);
+      for (size_t k = 0; k < axes.size(); ++k) {
+        all[static_cast<size_t>(axes[k])] = pads[k];
+        all[static_cast<size_t>(axes[k]) + in.shape.size()] = pads[k + axes.size()];
+      }
+      pads = all;
+    }
   }
   size_t rank = in.shape.size();
   if (pads.size() != 2 * rank)
@@ -479,6 +510,9 @@ std::vector<TensorValue> build_pad(OpContext& ctx) {
                std::to_string(d) + " (" + std::to_string(in.shape[d]) + ")");
     if (mode == "edge" && in.shape[d] == 0 && out[d] > 0)
       ctx.fail("edge padding of the empty axis " + std::to_string(d));
+    if (mode == "wrap" && (pads[d] > 0 || pads[d + rank] > 0) &&
+        in.shape[d] + std::min<int64_t>(pads[d], 0) + std::min<int64_t>(pads[d + rank], 0) <= 0)
+      ctx.fail("wrap padding of axis " + std::to_string(d) + " with no element left to repeat");
   }
   DataType dtype = in.dtype;
   std::vector<int64_t> after(pads.begin() + static_cast<std::ptrdiff_t>(rank), pads.end());
@@ -499,6 +533,16 @@ std::vector<TensorValue> build_pad(OpContext& ctx) {
           } else if (mode == "edge") {
             if (low) i = max(i, imm(0, t));
             if (high) i = min(i, imm(n - 1, t));
+          } else if (mode == "wrap") {
+            // Negative pads crop first; the elements left repeat (onnxruntime's
+            // order): position p in the output's copy of them, modulo their count.
+            if (low || high) {
+              int64_t crop_begin = std::max<int64_t>(0, -before[d]);
+              int64_t kept = n - crop_begin - std::max<int64_t>(0, -after[d]);
+              Expr p = low ? idx[d] - imm(before[d], t) : idx[d];
+              i = floormod(p, imm(kept, t));
+              if (crop_begin != 0) i = i + imm(crop_begin, t);
+            }
           } else if (low || high) {
             // Reflection about the first and the last element: n-1 - |n-1 - |i||
             // (valid for -(n-1) <= i <= 2(n-1), which the pads check ensures).
@@ -630,7 +674,7 @@ std::vector<OpDef> shape_ops() {
       injective("Split", {1}, build_split),
       injective("Slice", {1, 2, 3, 4}, build_slice),
       injective("Gather", {}, build_gather),
-      injective("Pad", {1}, build_pad),
+      injective("Pad", {1, 3}, build_pad),
       injective("Identity", {},
                 [](OpContext& ctx) { return std::vector<TensorValue>{ctx.input(0)}; }),
       injective("Dropout", {2}, build_dropout),
