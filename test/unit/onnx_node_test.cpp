@@ -1,7 +1,8 @@
 // Conformance: ONNX's backend test data (node, pytorch-converted,
-// pytorch-operator) through the whole frontend: each model runs in the
-// interpreter and compiled (lower + x86 code generator + JIT), and both must
-// match the expected outputs. Every model is imported; one using an operator outside
+// pytorch-operator), and tirc's own node-style cases for opsets 18 to 21
+// (node_18_21, written by test/onnx/make_node_cases.py), through the whole
+// frontend: each model runs in the interpreter and compiled (lower + x86 code
+// generator + JIT), and both must match the expected outputs. Every model is imported; one using an operator outside
 // supported_ops() is "not attempted"; a model whose outputs are not all float32
 // (or whose inputs are floating-point types other than float32) is excluded as
 // "not float32". Everything else must pass unless the exclusion table below
@@ -12,15 +13,22 @@
 // conditions, Slice starts, ...) is bound to its test value as a constant
 // (ModelOptions::bind_inputs); only the float32 inputs are run-time inputs.
 //
-// TIRC_ONNX_REPORT=1 prints, per operator, passed / attempted / excluded /
-// not attempted, and every excluded or failing test with its reason.
+// A node_18_21 case with an error.txt instead of data is a model tirc must
+// refuse: it passes when the import or the module build fails with a message
+// containing that text.
+//
+// TIRC_ONNX_REPORT=1 prints, per operator (node_18_21: per operator version,
+// "Pad-19"), passed / attempted / excluded / not attempted, the same per
+// opset, and every excluded or failing test with its reason.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -31,6 +39,7 @@
 #include "ir/onnx/import.h"
 #include "ir/onnx/model_pipeline.h"
 #include "ir/onnx/op.h"
+#include "ir/onnx/op_versions.h"
 #include "passes/pipeline.h"
 #include "tuner/auto_schedule.h"
 
@@ -39,7 +48,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// ONNX 1.12's test data (Debian's libonnx-testdata) and tirc's own cases.
 const char* kDataRoot = "/usr/include/onnx/backend/test/data";
+const char* kNewOpsetSuite = "node_18_21";
+
+fs::path suite_root(const std::string& suite) {
+  if (suite == kNewOpsetSuite) return TIRC_ONNX_NODE_18_21;
+  return fs::path(kDataRoot) / suite;
+}
 
 // Tests that are attempted by the rules above but do not pass, and why.
 const std::map<std::string, std::string>& exclusions() {
@@ -71,6 +87,7 @@ const std::map<std::string, int> kPassingFloors = {
     {"node", 367},
     {"pytorch-converted", 59},
     {"pytorch-operator", 21},
+    {"node_18_21", 69},
 };
 
 // Operators the frontend itself handles (fold bypasses them).
@@ -85,6 +102,7 @@ struct Outcome {
   Kind kind = Kind::Passed;
   std::string reason;
   std::set<std::string> ops;
+  int64_t opset = 0;  // 0 when the import refused the model
 };
 
 bool close(double got, double want) {
@@ -200,8 +218,37 @@ std::string run_data_sets(const fs::path& dir, const onnx::Graph& graph) {
   return "";
 }
 
+std::string read_expected_error(const fs::path& file) {
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text;
+}
+
+// A model tirc must refuse with a message containing `expected`.
+Outcome run_refusal(const fs::path& dir, const std::string& expected) {
+  Outcome out;
+  out.ops.insert("(refusal)");
+  std::string message;
+  try {
+    onnx::Graph graph = onnx::import_model_file((dir / "model.onnx").string());
+    out.opset = graph.opset;
+    graph_to_module(std::move(graph));
+  } catch (const Error& e) {
+    message = e.message();
+  }
+  if (message.empty())
+    return {Kind::Failed, "not refused (expected: " + expected + ")", out.ops, out.opset};
+  if (message.find(expected) == std::string::npos)
+    return {Kind::Failed, "refused with \"" + message + "\", expected \"" + expected + "\"",
+            out.ops, out.opset};
+  return out;
+}
+
 Outcome run_test(const std::string& suite, const fs::path& dir,
                  const std::set<std::string>& supported) {
+  if (fs::exists(dir / "error.txt"))
+    return run_refusal(dir, read_expected_error(dir / "error.txt"));
   Outcome out;
   std::string key = suite + "/" + dir.filename().string();
   auto excluded = exclusions().find(key);
@@ -215,11 +262,15 @@ Outcome run_test(const std::string& suite, const fs::path& dir,
     out.ops.insert("(import refused)");
     return {Kind::NotAttempted, std::string("import refused: ") + e.what(), out.ops};
   }
+  out.opset = graph.opset;
+  const bool versioned = suite == kNewOpsetSuite;
   std::vector<std::string> missing;
   for (const onnx::Node& n : graph.nodes) {
     bool onnx_domain = n.domain.empty() || n.domain == "ai.onnx";
     std::string op = onnx_domain ? n.op_type : n.domain + "." + n.op_type;
-    out.ops.insert(op);
+    out.ops.insert(versioned && onnx_domain
+                       ? op + "-" + std::to_string(onnx::op_version(n.op_type, graph.opset))
+                       : op);
     if (!frontend_op(n) && !(onnx_domain && supported.count(n.op_type)) &&
         !onnx::find_op(n.domain, n.op_type))
       missing.push_back(op);
@@ -227,29 +278,31 @@ Outcome run_test(const std::string& suite, const fs::path& dir,
   if (!missing.empty()) {
     std::string reason = "unsupported:";
     for (const std::string& m : missing) reason += " " + m;
-    return {Kind::NotAttempted, reason, out.ops};
+    return {Kind::NotAttempted, reason, out.ops, out.opset};
   }
   for (const std::string& o : graph.outputs)
     if (graph.tensor(o).dtype != DataType::float32())
       return {Kind::Excluded,
-              "not float32 (output '" + o + "' is " + graph.tensor(o).dtype.str() + ")", out.ops};
+              "not float32 (output '" + o + "' is " + graph.tensor(o).dtype.str() + ")", out.ops,
+              out.opset};
   for (const std::string& i : graph.inputs) {
     DataType t = graph.tensor(i).dtype;
     if (t.is_float() && t != DataType::float32())
-      return {Kind::Excluded, "not float32 (input '" + i + "' is " + t.str() + ")", out.ops};
+      return {Kind::Excluded, "not float32 (input '" + i + "' is " + t.str() + ")", out.ops,
+              out.opset};
   }
-  if (excluded != exclusions().end()) return {Kind::Excluded, excluded->second, out.ops};
+  if (excluded != exclusions().end()) return {Kind::Excluded, excluded->second, out.ops, out.opset};
   try {
     std::string diff = run_data_sets(dir, graph);
-    if (!diff.empty()) return {Kind::Failed, diff, out.ops};
+    if (!diff.empty()) return {Kind::Failed, diff, out.ops, out.opset};
   } catch (const std::exception& e) {
-    return {Kind::Failed, e.what(), out.ops};
+    return {Kind::Failed, e.what(), out.ops, out.opset};
   }
-  return {Kind::Passed, "", out.ops};
+  return {Kind::Passed, "", out.ops, out.opset};
 }
 
 void run_suite(const std::string& suite) {
-  fs::path root = fs::path(kDataRoot) / suite;
+  fs::path root = suite_root(suite);
   std::vector<fs::path> tests = sorted_dirs(root, "test_");
   REQUIRE(!tests.empty());
   std::vector<std::string> names = onnx::supported_ops();
@@ -261,22 +314,21 @@ void run_suite(const std::string& suite) {
     int passed = 0, attempted = 0, excluded = 0, not_attempted = 0;
   };
   std::map<std::string, Tally> per_op;
+  std::map<int64_t, Tally> per_opset;  // 0: the import refused the model
   Tally total;
   std::vector<std::string> failures, notes, not_attempted;
   for (const fs::path& dir : tests) {
     Outcome o = run_test(suite, dir, supported);
     std::string name = dir.filename().string();
-    for (const std::string& op : o.ops) {
-      Tally& t = per_op[op];
+    auto count = [&o](Tally& t) {
       if (o.kind == Kind::Passed || o.kind == Kind::Failed) ++t.attempted;
       if (o.kind == Kind::Passed) ++t.passed;
       if (o.kind == Kind::Excluded) ++t.excluded;
       if (o.kind == Kind::NotAttempted) ++t.not_attempted;
-    }
-    if (o.kind == Kind::Passed || o.kind == Kind::Failed) ++total.attempted;
-    if (o.kind == Kind::Passed) ++total.passed;
-    if (o.kind == Kind::Excluded) ++total.excluded;
-    if (o.kind == Kind::NotAttempted) ++total.not_attempted;
+    };
+    for (const std::string& op : o.ops) count(per_op[op]);
+    count(per_opset[o.opset]);
+    count(total);
     if (o.kind == Kind::Failed) failures.push_back(name + ": " + o.reason);
     if (o.kind == Kind::Excluded) notes.push_back(name + ": excluded: " + o.reason);
     if (o.kind == Kind::NotAttempted && o.reason.rfind("import", 0) == 0)
@@ -292,6 +344,13 @@ void run_suite(const std::string& suite) {
     for (const auto& [op, t] : per_op)
       std::printf("%-28s %7d %9d %8d %13d\n", op.c_str(), t.passed, t.attempted, t.excluded,
                   t.not_attempted);
+    std::printf("%-28s %7s %9s %8s %13s\n", "opset", "passed", "attempted", "excluded",
+                "not attempted");
+    for (const auto& [opset, t] : per_opset) {
+      std::string name = opset ? std::to_string(opset) : "(import refused)";
+      std::printf("%-28s %7d %9d %8d %13d\n", name.c_str(), t.passed, t.attempted, t.excluded,
+                  t.not_attempted);
+    }
     for (const std::string& n : notes) std::cout << "  " << n << "\n";
     for (const std::string& n : not_attempted) std::cout << "  " << n << "\n";
     for (const std::string& f : failures) std::cout << "  FAILED " << f << "\n";
@@ -321,4 +380,8 @@ TEST_CASE("ONNX pytorch-converted tests through the frontend", "[onnx-node]") {
 
 TEST_CASE("ONNX pytorch-operator tests through the frontend", "[onnx-node]") {
   run_suite("pytorch-operator");
+}
+
+TEST_CASE("tirc's opset 18 to 21 node cases through the frontend", "[onnx-node]") {
+  run_suite(kNewOpsetSuite);
 }

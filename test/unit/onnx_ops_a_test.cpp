@@ -533,6 +533,18 @@ TEST_CASE("Where, comparisons, logic and Cast", "[onnx-ops-a]") {
   CHECK_THROWS_WITH(run1("Cast", {{f}}, {{"to", int64_t{8}}}),
                     Catch::Contains("node 'n' (Cast): Cast to STRING"));
   CHECK_THROWS_WITH(run1("Cast", {{f}}), Catch::Contains("missing required attribute 'to'"));
+  // Cast-19 and -21: the same on tirc's types (saturate only concerns float8).
+  CHECK(as_vector(run1("Cast", {{f}}, {{"to", int64_t{6}}, {"saturate", int64_t{1}}}, 19)) ==
+        std::vector<double>{-2, 0, 0, 1, 3});
+  CHECK(as_vector(run1("CastLike", {{f}, {values({1}, {0}, DataType::int32())}}, {}, 21)) ==
+        std::vector<double>{-2, 0, 0, 1, 3});
+  // The float8 and 4-bit types they add are refused by name.
+  CHECK_THROWS_WITH(run1("Cast", {{f}}, {{"to", int64_t{17}}}, 19),
+                    Catch::Contains("Cast to data type FLOAT8E4M3FN is not supported"));
+  CHECK_THROWS_WITH(run1("Cast", {{f}}, {{"to", int64_t{22}}}, 21),
+                    Catch::Contains("Cast to data type INT4 is not supported"));
+  CHECK_THROWS_WITH(run1("Cast", {{f}}, {{"to", int64_t{1} << 33}}),
+                    Catch::Contains("Cast to data type 8589934592 is not supported"));
 }
 
 // ---- Conv, ConvTranspose -------------------------------------------------------------

@@ -151,9 +151,24 @@ std::vector<TensorValue> build_reduce(OpContext& ctx, ReduceKind kind) {
   Reduction red(in.shape, mask, keepdims);
   KernelBuilder& kb = ctx.kernel();
   Buffer out = ctx.output_buffer(0, t, red.out_shape);
-  if (red.reduce_extents.empty()) {  // noop_with_empty_axes: the input itself
-    kb.emit_elementwise(hint_of(ctx, "copy"), out,
-                        [in](const std::vector<Expr>& i) { return in.load(i); });
+  if (red.reduce_extents.empty()) {
+    // Nothing to reduce (noop_with_empty_axes, or a scalar): each element is
+    // reduced alone, so ReduceSumSquare squares it and ReduceL1/L2 take its
+    // magnitude (as onnxruntime and ONNX's reference do).
+    kb.emit_elementwise(hint_of(ctx, "copy"), out, [in, kind, t](const std::vector<Expr>& i) {
+      Expr x = in.load(i);
+      switch (kind) {
+        case ReduceKind::SumSquare:
+          return x * x;
+        case ReduceKind::L1:
+        case ReduceKind::L2:
+          return t.is_float() ? call(t, "fabs", {x}) : call(t, "abs", {x});
+        case ReduceKind::LogSum:
+          return call(t, "log", {x});
+        default:
+          return x;
+      }
+    });
     return {TensorValue::of_buffer(out, red.out_shape)};
   }
 
