@@ -127,7 +127,9 @@ std::vector<TensorValue> build_reduce(OpContext& ctx, ReduceKind kind) {
                     kind == ReduceKind::LogSum || kind == ReduceKind::LogSumExp;
   // ReduceMax and ReduceMin take bool from version 20 (any and all).
   bool extremum = kind == ReduceKind::Max || kind == ReduceKind::Min;
-  if ((t.is_bool() && !(extremum && ctx.version() >= 20)) || (float_only && !t.is_float()))
+  if (t.is_bool() && extremum && ctx.version() < 20)
+    ctx.fail("input type bool is not supported before opset 20");
+  if ((t.is_bool() && !extremum) || (float_only && !t.is_float()))
     ctx.fail("input type " + t.str() + " is not supported");
   bool keepdims = ctx.node().attr_int("keepdims", 1) != 0;
   std::vector<int64_t> axes;
