@@ -199,7 +199,9 @@ class FunctionEmitter {
   // reads the slot instead of recomputing them for every vector.
   std::map<const ExprNode*, int> hoisted_;
   InsertionOrderedMap<const VarNode*, StorageLoc> storage_;
-  std::map<const ExprNode*, int> need_cache_;
+  // need() per expression; each entry holds its expression so that its
+  // address is not reused by a later one (which would read a stale count).
+  std::map<const ExprNode*, std::pair<Expr, int>> need_cache_;
   Xbyak::Label fail_label_;
   Xbyak::Label* fail_target_ = &fail_label_;  // integer division by zero jumps here
   Xbyak::Label return_label_;                 // returns eax as it is

@@ -62,7 +62,7 @@ bool cannot_fault(const Expr& e) {
 
 int FunctionEmitter::need(const Expr& e) {
   auto it = need_cache_.find(e.get());
-  if (it != need_cache_.end()) return it->second;
+  if (it != need_cache_.end()) return it->second.second;
   int n = 1;
   auto combine = [&](std::vector<int> parts) {
     std::sort(parts.rbegin(), parts.rend());
@@ -85,7 +85,7 @@ int FunctionEmitter::need(const Expr& e) {
     for (const Expr& a : c->args) parts.push_back(need(a));
     n = combine(parts);
   }
-  need_cache_[e.get()] = n;
+  need_cache_[e.get()] = {e, n};
   return n;
 }
 
