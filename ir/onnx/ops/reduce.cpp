@@ -8,6 +8,7 @@
 
 #include "ir/onnx/ops/axis_util.h"
 #include "ir/onnx/ops/ops.h"
+#include "ir/onnx/ops/reduce_blocks.h"
 
 namespace tirc::onnx {
 namespace {
@@ -95,12 +96,6 @@ Expr highest(DataType t) {
 
 Expr call(DataType t, const char* op, std::vector<Expr> args) {
   return make_call(t, op, std::move(args));
-}
-
-std::string hint_of(OpContext& ctx, const std::string& stage) {
-  const Node& n = ctx.node();
-  std::string base = !n.outputs.empty() && !n.outputs[0].empty() ? n.outputs[0] : n.op_type;
-  return base + "_" + stage;
 }
 
 // ---- Reduce* ------------------------------------------------------------------
@@ -318,7 +313,6 @@ std::vector<TensorValue> build_layer_norm(OpContext& ctx) {
     }
   }
   Reduction red(x.shape, tail_mask(axis, x.rank()), true);
-  int64_t n = red.count();
   KernelBuilder& kb = ctx.kernel();
   auto wants = [&](size_t k) {
     return k < ctx.node().outputs.size() && !ctx.node().outputs[k].empty();
@@ -326,8 +320,6 @@ std::vector<TensorValue> build_layer_norm(OpContext& ctx) {
   auto x_at = [x, red](const std::vector<Expr>& i, const std::vector<Expr>& r) {
     return x.load(red.input_indices(i, r));
   };
-  auto add = [](Expr acc, Expr v) { return acc + v; };
-  Expr count = make_const(t, static_cast<double>(n));
 
   // Output parameters are requested in output order: the kernel's parameters follow it.
   Buffer y = ctx.output_buffer(0, t, x.shape);
@@ -335,24 +327,7 @@ std::vector<TensorValue> build_layer_norm(OpContext& ctx) {
                          : kb.alloc(hint_of(ctx, "mean"), t, red.out_shape);
   Buffer inv = wants(2) ? ctx.output_buffer(2, t, red.out_shape)
                         : kb.alloc(hint_of(ctx, "invstd"), t, red.out_shape);
-  Buffer sum = kb.alloc(hint_of(ctx, "sum"), t, red.out_shape);
-  kb.emit_reduction(hint_of(ctx, "sum"), sum, red.reduce_extents, make_const(t, 0), x_at, add);
-  kb.emit_elementwise(hint_of(ctx, "mean"), mean, [sum, count](const std::vector<Expr>& i) {
-    return make_load(sum, i) / count;
-  });
-  Buffer sq = kb.alloc(hint_of(ctx, "sqdiff"), t, red.out_shape);
-  kb.emit_reduction(
-      hint_of(ctx, "sqdiff"), sq, red.reduce_extents, make_const(t, 0),
-      [x_at, mean](const std::vector<Expr>& i, const std::vector<Expr>& r) {
-        Expr d = x_at(i, r) - make_load(mean, i);
-        return d * d;
-      },
-      add);
-  kb.emit_elementwise(hint_of(ctx, "invstd"), inv,
-                      [sq, count, epsilon, t](const std::vector<Expr>& i) {
-                        Expr var = make_load(sq, i) / count + make_const(t, epsilon);
-                        return make_const(t, 1) / call(t, "sqrt", {var});
-                      });
+  emit_mean_invstd(ctx, x_at, red.out_shape, red.reduce_extents, epsilon, mean, inv);
   Shape shape = x.shape;
   kb.emit_elementwise(hint_of(ctx, "y"), y,
                       [x, scale, bias, red, mean, inv, shape](const std::vector<Expr>& i) {
