@@ -1,8 +1,7 @@
-// The check shared by onnx_ops_a_codegen_test.cpp and onnx_ops_b_codegen_test.cpp:
-// every kernel the frontend builds for the ONNX node tests of some operators
-// lowers, compiles with the x86 generator and computes what the interpreter
-// computes. The two tests differ in the node tests they take and the inputs
-// they draw.
+// The check shared by the onnx_ops_*_codegen_test.cpp tests: every kernel the
+// frontend builds for the ONNX node tests of some operators lowers, compiles
+// with the x86 generator and computes what the interpreter computes. The
+// tests differ in the node tests they take and the inputs they draw.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -35,6 +34,20 @@ inline std::set<std::string> op_types(
   for (auto family : families)
     for (const onnx::OpDef& d : family()) names.insert(d.op_type);
   return names;
+}
+
+// Whether a node test's graph uses an operator of `families` and only
+// operators the frontend has.
+inline std::function<bool(const onnx::Graph&)> uses_only_supported(
+    std::initializer_list<std::vector<onnx::OpDef> (*)()> families) {
+  return [mine = op_types(families)](const onnx::Graph& g) {
+    bool uses_mine = false, all_supported = true;
+    for (const onnx::Node& n : g.nodes) {
+      uses_mine |= mine.count(n.op_type) != 0;
+      all_supported &= onnx::find_op(n.domain, n.op_type) != nullptr;
+    }
+    return uses_mine && all_supported;
+  };
 }
 
 inline bool agrees(double interpreted, double compiled) {

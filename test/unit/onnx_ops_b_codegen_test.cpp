@@ -12,18 +12,6 @@
 namespace tirc {
 namespace {
 
-// The node tests that use a layout or reduction operator and only operators
-// the frontend has.
-bool uses_ops_b(const onnx::Graph& g) {
-  static const std::set<std::string> mine = test::op_types({onnx::shape_ops, onnx::reduction_ops});
-  bool uses_mine = false, all_supported = true;
-  for (const onnx::Node& n : g.nodes) {
-    uses_mine |= mine.count(n.op_type) != 0;
-    all_supported &= onnx::find_op(n.domain, n.op_type) != nullptr;
-  }
-  return uses_mine && all_supported;
-}
-
 std::string check_kernel(const PrimFunc& f, const Target& target) {
   std::vector<NDArray> inputs = random_inputs(f, 3, /*small_ints=*/false);
   // Integer parameters are mostly Gather indices bound from the test data:
@@ -37,7 +25,9 @@ std::string check_kernel(const PrimFunc& f, const Target& target) {
 TEST_CASE("Node-test kernels with layout and reduction operators compile for x86",
           "[onnx-ops-b][codegen]") {
   test::NodeKernelCheck c;
-  c.takes = uses_ops_b;
+  // The node tests that use a layout or reduction operator and only operators
+  // the frontend has.
+  c.takes = test::uses_only_supported({onnx::shape_ops, onnx::reduction_ops});
   c.float32_inputs_only = true;
   c.check = check_kernel;
   // No refusals today.
