@@ -11,5 +11,8 @@ std::vector<OpDef> elementwise_ops();  // unary/binary math, activations, Where,
 std::vector<OpDef> nn_ops();           // Conv, ConvTranspose, Gemm, MatMul, pooling, BatchNormalization
 std::vector<OpDef> shape_ops();        // Reshape, Transpose, Concat, Split, Slice, Gather, Pad, ...
 std::vector<OpDef> reduction_ops();    // Reduce*, Softmax, LogSoftmax, LayerNormalization
+std::vector<OpDef> index_reduction_ops();  // ArgMax, ArgMin, TopK, CumSum
+std::vector<OpDef> normalization_ops();    // InstanceNormalization, GroupNormalization
+std::vector<OpDef> einsum_ops();           // Einsum
 
 }  // namespace tirc::onnx
