@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "ir/onnx/ops/axis_util.h"
+#include "ir/onnx/ops/operand.h"
 #include "ir/onnx/ops/ops.h"
 
 namespace tirc::onnx {
@@ -20,35 +21,6 @@ using axis_util::shape_str;
 
 Expr imm(int64_t v, DataType t) {
   return make_int(v, t);
-}
-
-// Compile-time tensors without storage read through element_of() become a chain
-// of selects; beyond this many elements they need a buffer.
-constexpr int64_t kMaxInlineConstant = 256;
-
-bool storage_free(const TensorValue& v) {
-  return v.value && !v.buffer && !v.element && v.num_elements() > 1;
-}
-
-// An element of v. A constant with no storage of its own and more than one
-// element (a folded index list) becomes a choice among its values.
-Expr element_of(const TensorValue& v, const std::vector<Expr>& indices) {
-  if (!storage_free(v)) return v.load(indices);
-  const NDArray& a = *v.value;
-  if (a.num_elements() > kMaxInlineConstant)
-    throw Error("a constant of " + std::to_string(a.num_elements()) +
-                " elements has no buffer to read it from");
-  DataType t = index_type(indices);
-  Expr flat = imm(0, t);
-  for (size_t d = 0; d < v.shape.size(); ++d) flat = flat * imm(v.shape[d], t) + indices[d];
-  auto literal = [&](int64_t k) {
-    return v.dtype.is_float() ? make_float(a.get_float(k), v.dtype)
-                              : make_int(a.get_int(k), v.dtype);
-  };
-  Expr e = literal(a.num_elements() - 1);
-  for (int64_t k = a.num_elements() - 2; k >= 0; --k)
-    e = make_select(flat == imm(k, t), literal(k), e);
-  return e;
 }
 
 // Row-major flat position of `indices` in `shape`.
@@ -428,15 +400,7 @@ std::vector<TensorValue> build_gather(OpContext& ctx) {
     ctx.fail("indices must be int32 or int64, not " + indices.dtype.str());
   size_t a = static_cast<size_t>(normalize_axis(ctx, ctx.node().attr_int("axis", 0), data.rank()));
   int64_t dim = data.shape[a];
-  bool nonnegative = indices.value != nullptr;  // known indices that need no wrapping
-  if (indices.value)
-    for (int64_t k = 0; k < indices.value->num_elements(); ++k) {
-      int64_t i = indices.value->get_int(k);
-      nonnegative = nonnegative && i >= 0;
-      if (i < -dim || i >= dim)
-        ctx.fail("index " + std::to_string(i) + " is out of range for axis " + std::to_string(a) +
-                 " of extent " + std::to_string(dim));
-    }
+  bool nonnegative = check_known_indices(ctx, indices, {static_cast<int64_t>(a)}, data.shape);
   Shape out(data.shape.begin(), data.shape.begin() + static_cast<std::ptrdiff_t>(a));
   out.insert(out.end(), indices.shape.begin(), indices.shape.end());
   out.insert(out.end(), data.shape.begin() + static_cast<std::ptrdiff_t>(a) + 1, data.shape.end());
@@ -446,10 +410,7 @@ std::vector<TensorValue> build_gather(OpContext& ctx) {
         DataType t = index_type(idx);
         std::vector<Expr> at(idx.begin() + static_cast<std::ptrdiff_t>(a),
                              idx.begin() + static_cast<std::ptrdiff_t>(a + q));
-        Expr i = element_of(indices, at);
-        if (i.dtype() != t) i = make_cast(t, i);
-        // A negative index counts from the end: floormod maps [-dim, dim) onto [0, dim).
-        if (!nonnegative) i = floormod(i, imm(dim, t));
+        Expr i = axis_index(indices, at, dim, nonnegative, t);
         std::vector<Expr> src(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(a));
         src.push_back(i);
         src.insert(src.end(), idx.begin() + static_cast<std::ptrdiff_t>(a + q), idx.end());
@@ -644,22 +605,7 @@ std::vector<TensorValue> build_size(OpContext& ctx) {
 }  // namespace
 
 std::vector<OpDef> shape_ops() {
-  // Data operands (those not listed as compile-time operands) are checked to be
-  // readable before the build, so the failure names the node.
-  auto injective = [](std::string name, std::vector<size_t> constants, auto build) {
-    auto checked = [constants, build](OpContext& ctx) {
-      for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-        bool operand = std::find(constants.begin(), constants.end(), i) != constants.end();
-        if (!operand && ctx.has_input(i) && storage_free(ctx.input(i)) &&
-            ctx.input(i).num_elements() > kMaxInlineConstant)
-          ctx.fail("input " + std::to_string(i) + " is a constant of " +
-                   std::to_string(ctx.input(i).num_elements()) +
-                   " elements without a buffer to read it from");
-      }
-      return build(ctx);
-    };
-    return OpDef{std::move(name), OpPattern::Injective, std::move(constants), checked};
-  };
+  auto injective = &injective_op;
   auto constant = [](std::string name, auto build) {
     return OpDef{std::move(name), OpPattern::Constant, {}, build};
   };
