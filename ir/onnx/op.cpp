@@ -55,7 +55,7 @@ const std::vector<OpDef>& registry() {
   static const std::vector<OpDef> ops = [] {
     std::vector<OpDef> all;
     for (auto family : {elementwise_ops, nn_ops, shape_ops, reduction_ops, index_reduction_ops,
-                        normalization_ops, einsum_ops})
+                        normalization_ops, einsum_ops, movement_ops})
       for (OpDef& d : family()) all.push_back(std::move(d));
     std::sort(all.begin(), all.end(), [](const OpDef& a, const OpDef& b) { return a.op_type < b.op_type; });
     return all;

@@ -22,6 +22,7 @@
 #include "ir/onnx/import.h"
 #include "ir/onnx/model_pipeline.h"
 #include "ir/onnx/ops/ops.h"
+#include "onnx_node_binding.h"
 #include "passes/pipeline.h"
 #include "skip.h"
 
@@ -137,7 +138,8 @@ inline void check_node_test_kernels(const NodeKernelCheck& c) {
       NDArray v = onnx::read_tensor_proto_file(
           (dir / "test_data_set_0" / ("input_" + std::to_string(k) + ".pb")).string());
       if (v.dtype().is_float() && v.dtype() != DataType::float32()) float32_inputs = false;
-      if (v.dtype() != DataType::float32()) options.bind_inputs[g.inputs[k]] = std::move(v);
+      if (bound_in_node_tests(g, g.inputs[k], v.dtype()))
+        options.bind_inputs[g.inputs[k]] = std::move(v);
     }
     if (c.float32_inputs_only && !float32_inputs) continue;
     IRModule m;

@@ -14,5 +14,6 @@ std::vector<OpDef> reduction_ops();    // Reduce*, Softmax, LogSoftmax, LayerNor
 std::vector<OpDef> index_reduction_ops();  // ArgMax, ArgMin, TopK, CumSum
 std::vector<OpDef> normalization_ops();    // InstanceNormalization, GroupNormalization
 std::vector<OpDef> einsum_ops();           // Einsum
+std::vector<OpDef> movement_ops();     // Tile, DepthToSpace, Trilu, Range, Resize, Scatter*, ...
 
 }  // namespace tirc::onnx
