@@ -90,6 +90,17 @@ inline std::string compiled_mismatch(const PrimFunc& f, std::vector<NDArray> int
   return "";
 }
 
+// compiled_mismatch on random inputs, integer parameters excepted: those are
+// mostly index tensors bound from the test data (Gather, GatherElements,
+// Scatter*), so they hold 0 and 1 in turn, valid for every axis they index.
+inline std::string compiled_mismatch_valid_indices(const PrimFunc& f, const Target& target) {
+  std::vector<NDArray> inputs = random_inputs(f, 3, /*small_ints=*/false);
+  for (NDArray& a : inputs)
+    if (a.dtype().is_int())
+      for (int64_t i = 0; i < a.num_elements(); ++i) a.set_int(i, i % 2);
+  return compiled_mismatch(f, std::move(inputs), target);
+}
+
 // What one test takes from the node tests and how it checks their kernels.
 struct NodeKernelCheck {
   // Whether the node test with this graph is one of the test's.

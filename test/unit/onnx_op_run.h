@@ -1,7 +1,8 @@
 // Running one ONNX operator as the only node of a kernel, for the operator
-// tests (onnx_ops_b_test.cpp, onnx_ops_reduce_index_test.cpp): host tensors
-// and plain reference helpers, the one-node kernel run in the interpreter, the
-// error it raises, and the same kernels compiled for both x86 targets.
+// tests (onnx_ops_b_test.cpp, onnx_ops_reduce_index_test.cpp,
+// onnx_ops_movement_test.cpp): host tensors and plain reference helpers, the
+// one-node kernel run in the interpreter, the error it raises, and the same
+// kernels compiled for both x86 targets.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -237,6 +239,8 @@ inline std::string build_error(const std::string& op, const std::vector<Input>& 
 inline const DataType f32 = DataType::float32();
 inline const DataType i64 = DataType::int64();
 inline const DataType i32 = DataType::int32();
+inline constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+inline constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
 // ---- the x86 code generator -----------------------------------------------------------
 

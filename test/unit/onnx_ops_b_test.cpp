@@ -15,9 +15,6 @@ namespace {
 
 using namespace op_test;
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-
 // ---- Reshape, Flatten, Squeeze, Unsqueeze ---------------------------------------------
 
 NDArray with_shape(const NDArray& a, const Shape& s) {
