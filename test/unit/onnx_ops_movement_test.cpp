@@ -86,7 +86,7 @@ NDArray view_transpose(const NDArray& x, const Shape& view, const Ints& perm, co
   });
 }
 
-TEST_CASE("DepthToSpace in DCR and CRD modes; SpaceToDepth", "[onnx-ops-movement]") {
+TEST_CASE("DepthToSpace in DCR and CRD modes, and SpaceToDepth", "[onnx-ops-movement]") {
   NDArray x = random_array(f32, {2, 8, 2, 3}, 3);
   Attrs b2 = {{"blocksize", int64_t{2}}};
   auto r = run_node("DepthToSpace", {Input::data(x)}, b2, 13);
