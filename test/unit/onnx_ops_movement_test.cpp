@@ -280,7 +280,7 @@ NDArray scatter_elements_ref(const NDArray& data, const NDArray& idx, const NDAr
 NDArray scatter_nd_ref(const NDArray& data, const NDArray& idx, const NDArray& upd,
                        const std::string& reduction) {
   NDArray out = data;
-  int64_t q = static_cast<int64_t>(idx.shape().size()), k = idx.shape().back();
+  int64_t k = idx.shape().back();
   int64_t tuples = idx.num_elements() / k;
   int64_t slice =
       data.num_elements() / count(Shape(data.shape().begin(), data.shape().begin() + k));
@@ -295,7 +295,6 @@ NDArray scatter_nd_ref(const NDArray& data, const NDArray& idx, const NDArray& u
       set_element(out, base + e,
                   combine(reduction, element(out, base + e), element(upd, t * slice + e)));
   }
-  (void)q;
   return out;
 }
 
