@@ -99,9 +99,9 @@ const std::map<std::string, std::string>& exclusions() {
 // failure, so these floors are what catches coverage lost that way. They only
 // go up: raise one when more tests pass; never lower one to let a change in.
 const std::map<std::string, int> kPassingFloors = {
-    {"node", 417},
+    {"node", 419},
     {"pytorch-converted", 59},
-    {"pytorch-operator", 23},
+    {"pytorch-operator", 24},
     {"node_18_21", 69},
 };
 
