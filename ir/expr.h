@@ -189,7 +189,8 @@ struct SelectNode : ExprNode {
 };
 
 // A call to a named intrinsic: "exp", "log", "sqrt", "tanh", "erf", "sigmoid",
-// "if_then_else", "abs", "floor", "ceil", "round", "pow", "fabs" ...
+// "if_then_else", "abs", "floor", "ceil", "round", "pow", "fabs" ... (the
+// registry in ir/intrinsic.h lists them all).
 struct CallNode : ExprNode {
   CallNode(DataType t, std::string o, std::vector<Expr> a)
       : ExprNode(ExprKind::Call, t), op(std::move(o)), args(std::move(a)) {}

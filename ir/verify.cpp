@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ir/functor.h"
+#include "ir/intrinsic.h"
 #include "ir/verify_internal.h"
 
 namespace tirc {
@@ -116,15 +117,12 @@ class FunctionVerifier : public StmtVisitor {
   }
 
   void visit_call(const CallNode* n) override {
-    if (n->op == kAddressOf && (n->args.size() != 1 || !n->args[0].as<BufferLoadNode>()))
-      sink_.report(loc_, "T.address_of takes one buffer element (buf[i]), got " +
-                             std::to_string(n->args.size()) + " argument(s)" +
-                             (n->args.size() == 1 ? " that is not a buffer element" : ""));
-    if (n->op == kAddressOf && !n->dtype.is_handle())
-      sink_.report(loc_, "T.address_of has type " + n->dtype.str() + ", not handle");
-    if (n->op == kCallKernel && (n->args.empty() || !n->args[0].as<StringImmNode>()))
-      sink_.report(loc_, "T.call_kernel needs the callee's name as its first argument");
-    if (n->op != "if_then_else" || n->args.size() != 3 || !n->args[0] ||
+    const Intrinsic* in = find_intrinsic(*n);
+    if (in)
+      check_arguments(n, *in);
+    else
+      sink_.report(loc_, "call to unknown intrinsic " + n->op);
+    if (!in || in->id != IntrinsicId::IfThenElse || n->args.size() != 3 || !n->args[0] ||
         !n->args[0].dtype().is_bool())
       return StmtVisitor::visit_call(n);
     // Only the chosen branch is evaluated: each is checked under its condition.
@@ -137,6 +135,30 @@ class FunctionVerifier : public StmtVisitor {
     invalidate();
     visit(n->args[2]);
     leave(f);
+  }
+
+  // The registry's arity; address_of and call_kernel have rules of their own.
+  void check_arguments(const CallNode* n, const Intrinsic& in) {
+    switch (in.id) {
+      case IntrinsicId::AddressOf:
+        if (n->args.size() != 1 || !n->args[0].as<BufferLoadNode>())
+          sink_.report(loc_, "T.address_of takes one buffer element (buf[i]), got " +
+                                 std::to_string(n->args.size()) + " argument(s)" +
+                                 (n->args.size() == 1 ? " that is not a buffer element" : ""));
+        if (!n->dtype.is_handle())
+          sink_.report(loc_, "T.address_of has type " + n->dtype.str() + ", not handle");
+        return;
+      case IntrinsicId::CallKernel:
+        if (n->args.empty() || !n->args[0].as<StringImmNode>())
+          sink_.report(loc_, "T.call_kernel needs the callee's name as its first argument");
+        return;
+      default:
+        if (n->args.size() != static_cast<size_t>(in.arity))
+          sink_.report(loc_, "T." + std::string(in.name) + " takes " + std::to_string(in.arity) +
+                                 (in.arity == 1 ? " argument" : " arguments") + ", got " +
+                                 std::to_string(n->args.size()));
+        return;
+    }
   }
 
   // ---- statements -----------------------------------------------------------

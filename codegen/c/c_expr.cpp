@@ -7,6 +7,7 @@
 #include "codegen/c/c_scope.h"
 #include "codegen/c/c_types.h"
 #include "ir/buffer.h"
+#include "ir/intrinsic.h"
 
 namespace tirc::c_emit {
 
@@ -50,31 +51,6 @@ std::string paren(const std::string& s) {
 // instead of being undefined (at least 32 bits: narrower ones promote to int).
 std::string wrap_type(DataType t) {
   return t.bits() == 64 ? "uint64_t" : "uint32_t";
-}
-
-// C function (taking and returning double) for a unary float intrinsic.
-const char* unary_function(const std::string& op) {
-  static const std::pair<const char*, const char*> kOps[] = {
-      {"exp", "exp"},       {"exp2", "exp2"},       {"exp10", "tirc_exp10"},
-      {"log", "log"},       {"log2", "log2"},       {"log10", "log10"},
-      {"log1p", "log1p"},   {"sqrt", "sqrt"},       {"rsqrt", "tirc_rsqrt"},
-      {"tanh", "tanh"},     {"erf", "erf"},         {"sigmoid", "tirc_sigmoid"},
-      {"abs", "fabs"},      {"fabs", "fabs"},       {"floor", "floor"},
-      {"ceil", "ceil"},     {"round", "nearbyint"}, {"nearbyint", "nearbyint"},
-      {"trunc", "trunc"},   {"sin", "sin"},         {"cos", "cos"},
-      {"tan", "tan"},       {"asin", "asin"},       {"acos", "acos"},
-      {"atan", "atan"},     {"sinh", "sinh"},       {"cosh", "cosh"},
-      {"sign", "tirc_sign"}};
-  for (const auto& [name, fn] : kOps)
-    if (op == name) return fn;
-  return nullptr;
-}
-
-const char* binary_function(const std::string& op) {
-  static const char* const kOps[] = {"pow", "copysign", "fmod", "atan2", "hypot", "nextafter"};
-  for (const char* name : kOps)
-    if (op == name) return name;
-  return nullptr;
 }
 
 class ExprEmitter {
@@ -264,7 +240,7 @@ class ExprEmitter {
   }
 
   std::string call(const CallNode& c, int lane) {
-    const std::string op = intrinsic_name(c);
+    const Intrinsic* in = find_intrinsic(c, Backend::C);
     const DataType t = c.dtype.element_of();
     auto arity = [&](size_t n) {
       if (c.args.size() != n)
@@ -272,51 +248,58 @@ class ExprEmitter {
                    std::to_string(c.args.size()),
                loc_);
     };
-    if (op == "if_then_else") {
+    auto arg = [&](size_t i) { return emit(c.args[i], lane); };
+    if (!in) refuse("unknown intrinsic " + c.op + " of type " + c.dtype.str(), loc_);
+    if (in->id == IntrinsicId::IfThenElse) {
       arity(3);
-      std::string s = paren(emit(c.args[0], lane));
+      std::string s = paren(arg(0));
       s += " ? ";
-      s += paren(emit(c.args[1], lane));
+      s += paren(arg(1));
       s += " : ";
-      s += paren(emit(c.args[2], lane));
+      s += paren(arg(2));
       return paren(s);
     }
-    if (t.is_float()) {
-      if (const char* fn = unary_function(op)) {
-        arity(1);
-        return rounded(t, std::string(fn) + "((double)" + paren(emit(c.args[0], lane)) + ")");
-      }
-      if (const char* fn = binary_function(op)) {
-        arity(2);
-        return rounded(t, std::string(fn) + "((double)" + paren(emit(c.args[0], lane)) +
-                              ", (double)" + paren(emit(c.args[1], lane)) + ")");
-      }
-    } else if (t.is_bool() && (op == "isnan" || op == "isinf" || op == "isfinite")) {
+    const std::string fn = in->c_function ? in->c_function : "";
+    if (t.is_float() && (in->unary || in->binary)) {
+      // Float math: the C library's double function, rounded to t.
+      arity(static_cast<size_t>(in->arity));
+      std::string x = fn + "((double)" + paren(arg(0));
+      if (in->binary) x += ", (double)" + paren(arg(1));
+      return rounded(t, x + ")");
+    }
+    if (t.is_bool() && in->predicate) {
       arity(1);
-      return "(" + op + "((double)" + paren(emit(c.args[0], lane)) + ") != 0)";
-    } else if (t.is_integer()) {
+      return "(" + fn + "((double)" + paren(arg(0)) + ") != 0)";
+    }
+    if (t.is_integer() && in->on_integers()) {
       const std::string s = helper_suffix(t), vt = value_type(t);
-      if (op == "abs") {
-        arity(1);
-        return "tirc_abs_" + s + "(" + emit(c.args[0], lane) + ")";
-      }
-      if (op == "bitwise_not") {
-        arity(1);
-        return "((" + vt + ")~" + paren(emit(c.args[0], lane)) + ")";
-      }
-      const char* bit_op = op == "bitwise_and"   ? " & "
-                           : op == "bitwise_or"  ? " | "
-                           : op == "bitwise_xor" ? " ^ "
-                                                 : nullptr;
-      if (bit_op) {
+      auto bits = [&](const char* op) {
         arity(2);
-        return "((" + vt + ")(" + paren(emit(c.args[0], lane)) + bit_op +
-               paren(emit(c.args[1], lane)) + "))";
-      }
-      if (op == "shift_left" || op == "shift_right") {
+        return "((" + vt + ")(" + paren(arg(0)) + op + paren(arg(1)) + "))";
+      };
+      auto shift = [&](const char* helper) {
         arity(2);
-        return std::string(op == "shift_left" ? "tirc_shl_" : "tirc_shr_") + s + "(" +
-               emit(c.args[0], lane) + ", (int64_t)" + paren(emit(c.args[1], lane)) + ")";
+        return helper + s + "(" + arg(0) + ", (int64_t)" + paren(arg(1)) + ")";
+      };
+      switch (in->id) {
+        case IntrinsicId::Abs:
+          arity(1);
+          return "tirc_abs_" + s + "(" + arg(0) + ")";
+        case IntrinsicId::BitwiseNot:
+          arity(1);
+          return "((" + vt + ")~" + paren(arg(0)) + ")";
+        case IntrinsicId::BitwiseAnd:
+          return bits(" & ");
+        case IntrinsicId::BitwiseOr:
+          return bits(" | ");
+        case IntrinsicId::BitwiseXor:
+          return bits(" ^ ");
+        case IntrinsicId::ShiftLeft:
+          return shift("tirc_shl_");
+        case IntrinsicId::ShiftRight:
+          return shift("tirc_shr_");
+        default:
+          break;
       }
     }
     refuse("unknown intrinsic " + c.op + " of type " + c.dtype.str(), loc_);

@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "codegen/x86/machine_code.h"
 #include "codegen/x86/registers.h"
 #include "ir/function.h"
+#include "ir/intrinsic.h"
 #include "ir/substitute.h"
 
 namespace tirc {
@@ -224,5 +226,9 @@ std::vector<ArgPlace> place_args(const PrimFunc& f, const SourceLoc& loc);
 
 // The vectorization rule (emitter_vector.cpp documents it); false with *why set otherwise.
 bool can_vectorize(const ForNode& f, Isa isa, std::string* why);
+
+// The rounding-control immediate of vroundss / vroundps / vrndscaleps for the
+// rounding intrinsics (floor, ceil, round, trunc); nullopt for any other.
+std::optional<uint8_t> rounding_immediate(IntrinsicId id);
 
 }  // namespace tirc

@@ -832,15 +832,30 @@ int FunctionEmitter::eval_lazy_choice(const CallNode& c) {
   return result;
 }
 
+std::optional<uint8_t> rounding_immediate(IntrinsicId id) {
+  switch (id) {
+    case IntrinsicId::Floor:
+      return 9;
+    case IntrinsicId::Ceil:
+      return 10;
+    case IntrinsicId::Round:
+      return 8;
+    case IntrinsicId::Trunc:
+      return 11;
+    default:
+      return std::nullopt;
+  }
+}
+
 int FunctionEmitter::eval_call(const CallNode& c) {
-  const std::string op = intrinsic_name(c);
+  const Intrinsic* in = find_intrinsic(c, Backend::X86Scalar);
   const DataType t = c.dtype;
   auto arity = [&](size_t n) {
     if (c.args.size() != n)
       fail("intrinsic " + c.op + " expects " + std::to_string(n) + " arguments, got " +
            std::to_string(c.args.size()));
   };
-  if (op == "if_then_else") {
+  if (in && in->id == IntrinsicId::IfThenElse) {
     arity(3);
     if (!c.args[0].dtype().is_bool())
       fail("if_then_else condition of type " + c.args[0].dtype().str());
@@ -850,7 +865,7 @@ int FunctionEmitter::eval_call(const CallNode& c) {
     }
     return eval_lazy_choice(c);
   }
-  if (op == "abs" || op == "fabs") {
+  if (in && in->id == IntrinsicId::Abs) {
     arity(1);
     int v = eval(c.args[0]);
     int r = regs_.reg(v);
@@ -872,21 +887,15 @@ int FunctionEmitter::eval_call(const CallNode& c) {
   }
   if (!t.is_float()) fail("intrinsic " + c.op + " of type " + t.str() + " is not supported");
   if (t.code() == DataType::Code::BFloat) fail("bfloat16 is not supported by the x86 generator");
-  struct Rounding {
-    const char* name;
-    uint8_t imm;
-  };
-  static constexpr Rounding kRound[] = {
-      {"floor", 9}, {"ceil", 10}, {"round", 8}, {"nearbyint", 8}, {"trunc", 11}};
-  for (const Rounding& k : kRound) {
-    if (op != k.name) continue;
+  if (!in) fail("intrinsic " + c.op + " is not supported by the x86 generator");
+  if (std::optional<uint8_t> imm = rounding_immediate(in->id)) {
     arity(1);
     int v = eval(c.args[0]);
     Xmm x(regs_.reg(v));
-    t.bits() == 64 ? code_.vroundsd(x, x, x, k.imm) : code_.vroundss(x, x, x, k.imm);
+    t.bits() == 64 ? code_.vroundsd(x, x, x, *imm) : code_.vroundss(x, x, x, *imm);
     return v;
   }
-  if (op == "pow" && c.args.size() == 2) {
+  if (in->id == IntrinsicId::Pow && c.args.size() == 2) {
     // pow(x, 2) is x * x exactly (the double product of two floats is exact,
     // so rounding it once matches a float multiply); other exponents are refused.
     auto* e = c.args[1].as<FloatImmNode>();
@@ -912,7 +921,7 @@ int FunctionEmitter::eval_call(const CallNode& c) {
     round_float(dr, t);
     return out;
   }
-  if (op == "sqrt") {
+  if (in->id == IntrinsicId::Sqrt) {
     arity(1);
     int v = eval(c.args[0]);
     Xmm x(regs_.reg(v));
@@ -920,18 +929,18 @@ int FunctionEmitter::eval_call(const CallNode& c) {
     round_float(x.getIdx(), t);
     return v;
   }
-  VecMathFn fn;
-  if (vec_math_fn_from_name(op, &fn)) {
+  if (std::optional<VecMathFn> fn = vec_math_fn_of(in->id)) {
     arity(1);
-    if (t.bits() == 64) fail("float64 " + op + " is not supported by the x86 generator");
+    if (t.bits() == 64)
+      fail("float64 " + std::string(in->name) + " is not supported by the x86 generator");
     int v = eval(c.args[0]);
     std::vector<int> scratch_temps, scratch;
-    for (int i = 0; i < vec_math_scratch_count(fn, target_.isa); ++i) {
+    for (int i = 0; i < vec_math_scratch_count(*fn, target_.isa); ++i) {
       scratch_temps.push_back(regs_.alloc(RegClass::Vec, 16, true));
     }
     int x = regs_.reg(v);
     for (int s : scratch_temps) scratch.push_back(regs_.reg(s));
-    emit_vec_math(code_, m_.pool, target_.isa, 128, fn, x, x, scratch);
+    emit_vec_math(code_, m_.pool, target_.isa, 128, *fn, x, x, scratch);
     for (int s : scratch_temps) regs_.release(s);
     round_float(x, t);
     return v;

@@ -197,19 +197,20 @@ struct VectorRule {
       }
       case ExprKind::Call: {
         auto* c = e.as<CallNode>();
-        std::string op = intrinsic_name(*c);
-        VecMathFn fn;
-        if (op == "if_then_else") {
+        const Intrinsic* in = find_intrinsic(*c, Backend::X86Vector);
+        if (!in) return fail("call " + intrinsic_name(*c));
+        const std::string op(in->name);
+        const std::optional<VecMathFn> fn = vec_math_fn_of(in->id);
+        if (in->id == IntrinsicId::IfThenElse) {
           if (c->args.size() != 3 || !guardable(c->args[1]) || !guardable(c->args[2]))
             return fail("if_then_else whose arms may fault");
-        } else if (op == "abs" || op == "fabs") {
-        } else if (op == "floor" || op == "ceil" || op == "round" || op == "nearbyint" ||
-                   op == "trunc") {
+        } else if (in->id == IntrinsicId::Abs) {
+        } else if (rounding_immediate(in->id)) {
           if (t != DataType::float32()) return fail(op + " of " + t.str());
-        } else if (vec_math_fn_from_name(op, &fn)) {
-          if (t != DataType::float32() || !math_available(fn, isa))
+        } else if (fn) {
+          if (t != DataType::float32() || !math_available(*fn, isa))
             return fail(op + " is not available");
-        } else if (op == "pow" && c->args.size() == 2) {
+        } else if (in->id == IntrinsicId::Pow && c->args.size() == 2) {
           if (t != DataType::float32()) return fail("pow of " + t.str());
         } else {
           return fail("call " + op);
@@ -580,8 +581,10 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
     }
     case ExprKind::Call: {
       auto* c = e.as<CallNode>();
-      std::string op = intrinsic_name(*c);
-      if (op == "if_then_else") {
+      const std::string op = intrinsic_name(*c);
+      const Intrinsic* in = find_intrinsic(*c, Backend::X86Vector);
+      auto is = [&](IntrinsicId id) { return in && in->id == id; };
+      if (is(IntrinsicId::IfThenElse)) {
         if (c->args.size() != 3)
           fail("vector if_then_else with " + std::to_string(c->args.size()) + " arguments");
         if (cannot_fault(c->args[1]) && cannot_fault(c->args[2])) {
@@ -601,7 +604,7 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
         out = blend(cond, tv, fv);
         break;
       }
-      if (op == "pow" && c->args.size() == 2) {
+      if (is(IntrinsicId::Pow) && c->args.size() == 2) {
         if (t != DataType::float32()) fail("vector pow of " + t.str());
         int base = eval_vec(c->args[0], cx);
         int exponent = eval_vec(c->args[1], cx);
@@ -619,26 +622,25 @@ int FunctionEmitter::eval_vec(const Expr& e, const VecCtx& cx) {
       if (c->args.size() != 1) fail("vector call " + op);
       out = eval_vec(c->args[0], cx);
       Xmm x = V(out);
-      VecMathFn fn;
-      if (op == "abs" || op == "fabs") {
+      const std::optional<uint8_t> imm = in ? rounding_immediate(in->id) : std::nullopt;
+      const std::optional<VecMathFn> fn = in ? vec_math_fn_of(in->id) : std::nullopt;
+      if (is(IntrinsicId::Abs)) {
         if (t.is_float())
           code_.vandps(x, x, m_.pool.splat32(0x7fffffffu));
         else
           code_.vpabsd(x, x);
-      } else if (op == "floor" || op == "ceil" || op == "round" || op == "nearbyint" ||
-                 op == "trunc") {
-        uint8_t imm = op == "floor" ? 9 : op == "ceil" ? 10 : op == "trunc" ? 11 : 8;
+      } else if (imm) {
         if (avx512)
-          code_.vrndscaleps(x, x, imm);
+          code_.vrndscaleps(x, x, *imm);
         else
-          code_.vroundps(x, x, imm);
-      } else if (vec_math_fn_from_name(op, &fn)) {
+          code_.vroundps(x, x, *imm);
+      } else if (fn) {
         std::vector<int> temps, scratch;
-        for (int i = 0; i < vec_math_scratch_count(fn, target_.isa); ++i)
+        for (int i = 0; i < vec_math_scratch_count(*fn, target_.isa); ++i)
           temps.push_back(new_vec());
         int xr = regs_.reg(out);
         for (int s : temps) scratch.push_back(regs_.reg(s));
-        emit_vec_math(code_, m_.pool, target_.isa, bytes * 8, fn, xr, xr, scratch);
+        emit_vec_math(code_, m_.pool, target_.isa, bytes * 8, *fn, xr, xr, scratch);
         for (int s : temps) regs_.release(s);
       } else {
         fail("vector call " + op);

@@ -37,15 +37,30 @@ void check_register(Isa isa, int idx, const char* role) {
 
 }  // namespace
 
-bool vec_math_fn_from_name(std::string_view name, VecMathFn* fn) {
-  for (VecMathFn f : {VecMathFn::exp, VecMathFn::log, VecMathFn::tanh, VecMathFn::erf,
-                      VecMathFn::sigmoid, VecMathFn::sqrt}) {
-    if (name == fn_name(f)) {
-      *fn = f;
-      return true;
-    }
+std::optional<VecMathFn> vec_math_fn_of(IntrinsicId id) {
+  switch (id) {
+    case IntrinsicId::Exp:
+      return VecMathFn::exp;
+    case IntrinsicId::Log:
+      return VecMathFn::log;
+    case IntrinsicId::Tanh:
+      return VecMathFn::tanh;
+    case IntrinsicId::Erf:
+      return VecMathFn::erf;
+    case IntrinsicId::Sigmoid:
+      return VecMathFn::sigmoid;
+    case IntrinsicId::Sqrt:
+      return VecMathFn::sqrt;
+    default:
+      return std::nullopt;
   }
-  return false;
+}
+
+bool vec_math_fn_from_name(std::string_view name, VecMathFn* fn) {
+  const Intrinsic* in = find_intrinsic(name);
+  std::optional<VecMathFn> f = in ? vec_math_fn_of(in->id) : std::nullopt;
+  if (f) *fn = *f;
+  return f.has_value();
 }
 
 // Bounds measured by test/unit/vecmath_test.cpp on both ISAs (see the table in

@@ -1,6 +1,7 @@
 // Vector implementations of float32 math functions for the x86 emitter.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -8,12 +9,16 @@
 
 #include "codegen/x86/constant_pool.h"
 #include "codegen/x86/target.h"
+#include "ir/intrinsic.h"
 
 namespace tirc {
 
 enum class VecMathFn : unsigned char { exp, log, tanh, erf, sigmoid, sqrt };
 
-// The call names in TIR ("exp", "log", ...); false for anything else.
+// The kernel of an intrinsic (ir/intrinsic.h): exp, log, tanh, erf, sigmoid
+// and sqrt; nullopt for any other.
+std::optional<VecMathFn> vec_math_fn_of(IntrinsicId id);
+// The same by the intrinsic's name ("exp", "log", ...); false for anything else.
 bool vec_math_fn_from_name(std::string_view name, VecMathFn* fn);
 
 // Documented accuracy over the whole float32 range of inputs (tests check it

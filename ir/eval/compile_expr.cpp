@@ -9,6 +9,7 @@
 #include "ir/buffer.h"
 #include "ir/eval/compile.h"
 #include "ir/eval/numeric.h"
+#include "ir/intrinsic.h"
 
 namespace tirc::eval {
 
@@ -336,8 +337,10 @@ struct FPredicateCall final : IExpr {
   FExprPtr a;
   int64_t eval(Frame& f, int lane) const override { return fn(a->eval(f, lane)); }
 };
+// The integer operations the interpreter takes (Backend::Interpreter in the
+// registry).
 struct IIntrinsic final : IExpr {
-  enum class Op { Abs, BitAnd, BitOr, BitXor, BitNot, ShiftLeft, ShiftRight } op;
+  IntrinsicId op;
   DataType type;
   IExprPtr a, b;
   int64_t eval(Frame& f, int lane) const override {
@@ -345,71 +348,32 @@ struct IIntrinsic final : IExpr {
     uint64_t ux = static_cast<uint64_t>(x);
     auto y = [&] { return b->eval(f, lane); };
     switch (op) {
-      case Op::Abs:
+      case IntrinsicId::Abs:
         return numeric::wrap_int(type, x < 0 && !type.is_uint() ? static_cast<int64_t>(0 - ux) : x);
-      case Op::BitAnd:
+      case IntrinsicId::BitwiseAnd:
         return x & y();
-      case Op::BitOr:
+      case IntrinsicId::BitwiseOr:
         return x | y();
-      case Op::BitXor:
+      case IntrinsicId::BitwiseXor:
         return x ^ y();
-      case Op::BitNot:
+      case IntrinsicId::BitwiseNot:
         return numeric::wrap_int(type, ~x);
-      case Op::ShiftLeft: {
+      case IntrinsicId::ShiftLeft: {
         int64_t s = y();
         return s < 0 || s >= 64 ? 0 : numeric::wrap_int(type, static_cast<int64_t>(ux << s));
       }
-      case Op::ShiftRight: {
+      case IntrinsicId::ShiftRight: {
         int64_t s = y();
         if (s < 0 || s >= 64) return type.is_uint() || x >= 0 ? 0 : -1;
         if (type.is_uint()) return static_cast<int64_t>(ux >> s);
         return x >= 0 ? x >> s : ~(~x >> s);
       }
+      default:
+        break;
     }
     return 0;
   }
 };
-
-Unary unary_intrinsic(const std::string& op) {
-  if (op == "exp") return [](double x) { return std::exp(x); };
-  if (op == "exp2") return [](double x) { return std::exp2(x); };
-  if (op == "exp10") return [](double x) { return std::pow(10.0, x); };
-  if (op == "log") return [](double x) { return std::log(x); };
-  if (op == "log2") return [](double x) { return std::log2(x); };
-  if (op == "log10") return [](double x) { return std::log10(x); };
-  if (op == "log1p") return [](double x) { return std::log1p(x); };
-  if (op == "sqrt") return [](double x) { return std::sqrt(x); };
-  if (op == "rsqrt") return [](double x) { return 1.0 / std::sqrt(x); };
-  if (op == "tanh") return [](double x) { return std::tanh(x); };
-  if (op == "erf") return [](double x) { return std::erf(x); };
-  if (op == "sigmoid") return [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
-  if (op == "abs" || op == "fabs") return [](double x) { return std::fabs(x); };
-  if (op == "floor") return [](double x) { return std::floor(x); };
-  if (op == "ceil") return [](double x) { return std::ceil(x); };
-  // Default rounding mode: halfway cases go to even.
-  if (op == "round" || op == "nearbyint") return [](double x) { return std::nearbyint(x); };
-  if (op == "trunc") return [](double x) { return std::trunc(x); };
-  if (op == "sin") return [](double x) { return std::sin(x); };
-  if (op == "cos") return [](double x) { return std::cos(x); };
-  if (op == "tan") return [](double x) { return std::tan(x); };
-  if (op == "asin") return [](double x) { return std::asin(x); };
-  if (op == "acos") return [](double x) { return std::acos(x); };
-  if (op == "atan") return [](double x) { return std::atan(x); };
-  if (op == "sinh") return [](double x) { return std::sinh(x); };
-  if (op == "cosh") return [](double x) { return std::cosh(x); };
-  if (op == "sign") return [](double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; };
-  return nullptr;
-}
-
-BinaryFn binary_intrinsic(const std::string& op) {
-  if (op == "pow") return [](double x, double y) { return std::pow(x, y); };
-  if (op == "copysign") return [](double x, double y) { return std::copysign(x, y); };
-  if (op == "fmod") return [](double x, double y) { return std::fmod(x, y); };
-  if (op == "atan2") return [](double x, double y) { return std::atan2(x, y); };
-  if (op == "hypot") return [](double x, double y) { return std::hypot(x, y); };
-  if (op == "nextafter") return [](double x, double y) { return std::nextafter(x, y); };
-  return nullptr;
-}
 
 [[noreturn]] void unsupported(const CompileContext& cx, const std::string& what) {
   const Where* w = cx.where();
@@ -441,8 +405,8 @@ Access compile_access(CompileContext& cx, const Buffer& buffer, const std::vecto
 }
 
 IExprPtr compile_int_call(CompileContext& cx, const CallNode& c) {
-  const std::string op = intrinsic_name(c);
-  if (op == "if_then_else") {
+  const Intrinsic* in = find_intrinsic(c, Backend::Interpreter);
+  if (in && in->id == IntrinsicId::IfThenElse) {
     check_arity(cx, c, 3);
     auto n = std::make_unique<Choice<IExpr, IExprPtr, int64_t>>();
     n->eager = false;
@@ -451,45 +415,29 @@ IExprPtr compile_int_call(CompileContext& cx, const CallNode& c) {
     n->else_value = compile_int(cx, c.args[2]);
     return n;
   }
-  if (op == "isnan" || op == "isinf" || op == "isfinite") {
+  if (in && in->predicate) {
     check_arity(cx, c, 1);
     auto n = std::make_unique<FPredicateCall>();
-    n->fn = op == "isnan"   ? [](double x) { return std::isnan(x); }
-            : op == "isinf" ? [](double x) { return std::isinf(x); }
-                            : [](double x) { return std::isfinite(x); };
+    n->fn = in->predicate;
     n->a = compile_float(cx, c.args[0]);
     return n;
   }
-  using Op = IIntrinsic::Op;
-  struct Named {
-    const char* name;
-    Op op;
-    size_t arity;
-  };
-  static constexpr Named kOps[] = {{"abs", Op::Abs, 1},
-                                   {"bitwise_and", Op::BitAnd, 2},
-                                   {"bitwise_or", Op::BitOr, 2},
-                                   {"bitwise_xor", Op::BitXor, 2},
-                                   {"bitwise_not", Op::BitNot, 1},
-                                   {"shift_left", Op::ShiftLeft, 2},
-                                   {"shift_right", Op::ShiftRight, 2}};
-  for (const Named& k : kOps) {
-    if (op != k.name) continue;
-    check_arity(cx, c, k.arity);
+  if (in && in->on_integers()) {
+    check_arity(cx, c, static_cast<size_t>(in->arity));
     auto n = std::make_unique<IIntrinsic>();
-    n->op = k.op;
+    n->op = in->id;
     n->type = c.dtype.element_of();
     n->a = compile_int(cx, c.args[0]);
-    if (k.arity == 2) n->b = compile_int(cx, c.args[1]);
+    if (in->arity == 2) n->b = compile_int(cx, c.args[1]);
     return n;
   }
   unsupported(cx, "unknown intrinsic " + c.op + " of type " + c.dtype.str());
 }
 
 FExprPtr compile_float_call(CompileContext& cx, const CallNode& c) {
-  const std::string op = intrinsic_name(c);
+  const Intrinsic* in = find_intrinsic(c, Backend::Interpreter);
   const Rounding r = rounding_of(c.dtype);
-  if (op == "if_then_else") {
+  if (in && in->id == IntrinsicId::IfThenElse) {
     check_arity(cx, c, 3);
     auto n = std::make_unique<Choice<FExpr, FExprPtr, double>>();
     n->eager = false;
@@ -498,18 +446,18 @@ FExprPtr compile_float_call(CompileContext& cx, const CallNode& c) {
     n->else_value = compile_float(cx, c.args[2]);
     return n;
   }
-  if (Unary fn = unary_intrinsic(op)) {
+  if (in && in->unary) {
     check_arity(cx, c, 1);
     auto n = std::make_unique<FUnaryCall>();
-    n->fn = fn;
+    n->fn = in->unary;
     n->rounding = r;
     n->a = compile_float(cx, c.args[0]);
     return n;
   }
-  if (BinaryFn fn = binary_intrinsic(op)) {
+  if (in && in->binary) {
     check_arity(cx, c, 2);
     auto n = std::make_unique<FBinaryCall>();
-    n->fn = fn;
+    n->fn = in->binary;
     n->rounding = r;
     n->a = compile_float(cx, c.args[0]);
     n->b = compile_float(cx, c.args[1]);

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ir/intrinsic.h"
 #include "ir/text/operators.h"
 #include "ir/text/parser_impl.h"
 
@@ -487,14 +488,15 @@ Expr Parser::parse_t_expr(const Token& t_tok) {
     if (is_literal(v) && is_immediate(v) && t.is_scalar()) v = adopt(v, t, name);
     return track_depth(at(name, [&] { return make_cast(t, v); }), name);
   }
-  if (f == "Select" || f == "if_then_else") {
+  const Intrinsic* intrinsic = find_intrinsic(f);
+  const bool choice = intrinsic && intrinsic->rule == DtypeRule::Choice;
+  if (f == "Select" || choice) {
     auto args = parse_call_args(name, 3, 3);
     if (!args[0].dtype().is_bool())
       fail(name, "condition of T." + f + " must be bool, got " + args[0].dtype().str());
     unify(args[1], args[2], name, "T." + f);
-    Expr r = f == "Select"
-                 ? at(name, [&] { return make_select(args[0], args[1], args[2]); })
-                 : at(name, [&] { return make_call(args[1].dtype(), "if_then_else", args); });
+    Expr r = choice ? at(name, [&] { return make_call(args[1].dtype(), f, args); })
+                    : at(name, [&] { return make_select(args[0], args[1], args[2]); });
     return track_depth(r, name);
   }
   if (f == "Ramp") {
@@ -512,33 +514,27 @@ Expr Parser::parse_t_expr(const Token& t_tok) {
     return track_depth(at(name, [&] { return make_broadcast(args[0], static_cast<int>(lanes)); }),
                        name);
   }
-  static const std::unordered_set<std::string> kUnary = {
-      "exp", "exp2",    "exp10", "log",  "log2",  "log10", "log1p", "sqrt",     "rsqrt",     "tanh",
-      "erf", "sigmoid", "abs",   "fabs", "floor", "ceil",  "round", "trunc",    "nearbyint", "sin",
-      "cos", "tan",     "sinh",  "cosh", "asin",  "acos",  "atan",  "popcount", "clz"};
-  static const std::unordered_set<std::string> kPredicates = {"isnan", "isinf", "isfinite"};
-  static const std::unordered_set<std::string> kBinaryCalls = {
-      "pow", "atan2", "fmod", "hypot", "copysign", "nextafter", "ldexp"};
-  if (kUnary.count(f) || kPredicates.count(f)) {
-    auto args = parse_call_args(name, 1, 1);
-    DataType t = kPredicates.count(f) ? DataType::boolean().with_lanes(args[0].dtype().lanes())
-                                      : args[0].dtype();
-    return track_depth(at(name, [&] { return make_call(t, f, args); }), name);
+  if (!intrinsic) fail(name, "unknown function T." + f + " in an expression");
+  if (intrinsic->id == IntrinsicId::CallKernel) return track_depth(parse_call_kernel(name), name);
+  if (intrinsic->id == IntrinsicId::AddressOf) return track_depth(parse_address_of(name), name);
+  const auto arity = static_cast<size_t>(intrinsic->arity);
+  auto args = parse_call_args(name, arity, arity);
+  DataType t;
+  switch (intrinsic->rule) {
+    case DtypeRule::FloatPredicate:
+      t = DataType::boolean().with_lanes(args[0].dtype().lanes());
+      break;
+    case DtypeRule::Condition:
+      if (!args[0].dtype().is_bool())
+        fail(name, "T." + f + " needs a bool argument, got " + args[0].dtype().str());
+      t = args[0].dtype();
+      break;
+    default:
+      if (arity == 2) unify(args[0], args[1], name, "T." + f);
+      t = args[0].dtype();
+      break;
   }
-  if (kBinaryCalls.count(f)) {
-    auto args = parse_call_args(name, 2, 2);
-    unify(args[0], args[1], name, "T." + f);
-    return track_depth(at(name, [&] { return make_call(args[0].dtype(), f, args); }), name);
-  }
-  if (f == "call_kernel") return track_depth(parse_call_kernel(name), name);
-  if (f == "address_of") return track_depth(parse_address_of(name), name);
-  if (f == "likely") {
-    auto args = parse_call_args(name, 1, 1);
-    if (!args[0].dtype().is_bool())
-      fail(name, "T.likely needs a bool argument, got " + args[0].dtype().str());
-    return track_depth(at(name, [&] { return make_call(args[0].dtype(), f, args); }), name);
-  }
-  fail(name, "unknown function T." + f + " in an expression");
+  return track_depth(at(name, [&] { return make_call(t, f, args); }), name);
 }
 
 Expr Parser::parse_call_kernel(const Token& callee) {

@@ -255,6 +255,25 @@ TEST_CASE("guarded accesses are checked under their condition", "[verify]") {
                  "load A[i + 200] is outside buffer A");
 }
 
+TEST_CASE("calls to unknown intrinsics or with the wrong arity are reported", "[verify]") {
+  auto storing = [](Expr value) {
+    Matmul m;
+    m.after = {make_store(m.A, std::move(value), {0, 0})};
+    return m.build();
+  };
+  const Expr one = make_float(1.0), two = make_float(2.0);
+  require_single(storing(make_call(f32, "frobnicate", {one})),
+                 "main: call to unknown intrinsic frobnicate");
+  require_single(storing(make_call(f32, "exp", {one, two})), "main: T.exp takes 1 argument, got 2");
+  require_single(storing(make_call(f32, "tir.pow", {one})), "T.pow takes 2 arguments, got 1");
+  require_single(storing(make_call(f32, "if_then_else", {make_bool(true), one})),
+                 "T.if_then_else takes 3 arguments, got 2");
+  // The registry's names with their arity, with or without a namespace.
+  require_clean(storing(make_call(f32, "T.exp", {one}) + make_call(f32, "nearbyint", {one}) +
+                        make_call(f32, "pow", {one, two}) +
+                        make_call(f32, "if_then_else", {make_bool(true), one, two})));
+}
+
 TEST_CASE("block iteration variables bound outside their domain are reported", "[verify]") {
   Matmul m;
   m.extent_i = 256;
