@@ -71,20 +71,41 @@ std::optional<int64_t> entry_num_inputs(const PrimFunc& f) {
   return v ? std::optional<int64_t>(v->value) : std::nullopt;
 }
 
-std::vector<std::string> entry_io_names(const PrimFunc& f) {
-  std::vector<std::string> names;
-  auto it = f->attrs.find(kIoNamesAttr);
-  if (it == f->attrs.end()) return names;
-  auto* s = it->second.as<StringImmNode>();
-  if (!s) throw Error(std::string(kIoNamesAttr) + " must be a string");
+namespace {
+
+// The text between separators: "a;b;" -> {"a", "b", ""}.
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
   size_t start = 0;
   while (true) {
-    size_t end = s->value.find(';', start);
-    names.push_back(s->value.substr(start, end == std::string::npos ? end : end - start));
+    size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end == std::string::npos ? end : end - start));
     if (end == std::string::npos) break;
     start = end + 1;
   }
-  return names;
+  return parts;
+}
+
+// The string attribute `key` split at ';'; empty when absent.
+std::vector<std::string> entry_string_list(const PrimFunc& f, const char* key) {
+  auto it = f->attrs.find(key);
+  if (it == f->attrs.end()) return {};
+  auto* s = it->second.as<StringImmNode>();
+  if (!s) throw Error(std::string(key) + " must be a string");
+  return split(s->value, ';');
+}
+
+}  // namespace
+
+std::vector<std::string> entry_io_names(const PrimFunc& f) {
+  return entry_string_list(f, kIoNamesAttr);
+}
+
+std::vector<std::vector<std::string>> entry_io_dims(const PrimFunc& f) {
+  std::vector<std::vector<std::string>> dims;
+  for (const std::string& param : entry_string_list(f, kIoDimsAttr))
+    dims.push_back(param.empty() ? std::vector<std::string>{} : split(param, ','));
+  return dims;
 }
 
 std::vector<int64_t> constant_shape(const Buffer& b, const std::string& func) {

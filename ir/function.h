@@ -60,6 +60,14 @@ std::optional<int64_t> entry_num_inputs(const PrimFunc& f);
 // The names when the attribute is present (empty when absent); a present
 // attribute that is not a string is an Error.
 std::vector<std::string> entry_io_names(const PrimFunc& f);
+// Present when the model's inputs had symbolic dimensions that were bound
+// (ir/onnx/bind_dims.h): "tirc.io_dims", per parameter (';'-separated, in
+// parameter order) its dimensions as declared (','-separated): a number for a
+// static one, the dim_param, or "?" for an anonymous one; "batch,seq,32;batch,seq,16".
+inline constexpr const char* kIoDimsAttr = "tirc.io_dims";
+// Per parameter, its declared dimensions; empty when the attribute is absent.
+// A present attribute that is not a string is an Error.
+std::vector<std::vector<std::string>> entry_io_dims(const PrimFunc& f);
 
 // The extents of buffer parameter b of the function named `func`; a symbolic
 // extent is an Error naming both.

@@ -1,5 +1,6 @@
 #include "codegen/object/c_header.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 #include <sstream>
@@ -215,6 +216,50 @@ std::string quoted_name(std::string_view s) {
   return q + "\"";
 }
 
+// A declared dimension of tirc.io_dims (ir/function.h): a number, or a
+// dim_param / "?" whose value the compiled shape gives.
+bool is_number(std::string_view dim) {
+  return !dim.empty() && std::all_of(dim.begin(), dim.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+}
+
+// "batch=2", with a dim_param that is not an identifier quoted as names are.
+std::string bound_dim(const std::string& name, const Expr& value) {
+  return (is_identifier(name) || name == "?" ? name : quoted_name(name)) + "=" + print_expr(value);
+}
+
+// shape_text with the dimensions the model declared symbolic shown as
+// "batch=2" (or "?=2" for an anonymous one): `declared` is the parameter's
+// entry of entry_io_dims.
+std::string bound_shape_text(const Buffer& b, const std::vector<std::string>& declared,
+                             const std::string& what) {
+  if (declared.size() != b->shape.size())
+    throw Error("C header: tirc.io_dims gives " + std::to_string(declared.size()) +
+                " dimensions for " + what + ", which has " + std::to_string(b->shape.size()));
+  std::string s = b->dtype.str() + "[";
+  for (size_t i = 0; i < b->shape.size(); ++i)
+    s += (i ? ", " : "") +
+         (is_number(declared[i]) ? print_expr(b->shape[i]) : bound_dim(declared[i], b->shape[i]));
+  return s + "]";
+}
+
+// "batch=2, seq=5": the dim_params of `declared` with their values, each once.
+std::string bound_dims_text(const PrimFunc& f,
+                            const std::vector<std::vector<std::string>>& declared) {
+  std::string out;
+  std::set<std::string> seen;
+  for (size_t p = 0; p < declared.size() && p < f->params.size(); ++p) {
+    const Buffer& b = f->params[p].buffer;
+    for (size_t d = 0; b && d < declared[p].size() && d < b->shape.size(); ++d) {
+      const std::string& name = declared[p][d];
+      if (name == "?" || is_number(name) || !seen.insert(name).second) continue;
+      out += (out.empty() ? "" : ", ") + bound_dim(name, b->shape[d]);
+    }
+  }
+  return out;
+}
+
 // The C prototype and its _packed form.
 void write_prototypes(std::ostringstream& out, const std::string& symbol,
                       const std::vector<CParam>& params) {
@@ -224,6 +269,25 @@ void write_prototypes(std::ostringstream& out, const std::string& symbol,
   out << ");\n";
   out << "/* args[i] is parameter i's data pointer (a buffer) or address (a scalar). */\n";
   out << "int " << symbol << "_packed(void* const* args);\n";
+}
+
+// A list attribute of a model's entry with one item per parameter
+// (tirc.io_names, tirc.io_dims), as `get` reads it: empty when absent.
+template <class T>
+std::vector<T> per_param_attr(const HeaderEntry& entry, const char* key, const char* items,
+                              std::vector<T> (*get)(const PrimFunc&)) {
+  std::vector<T> values;
+  try {
+    values = get(entry.func);
+  } catch (const Error&) {
+    throw Error("C header: " + std::string(key) + " of " + entry.symbol + " is not a string");
+  }
+  const size_t n = entry.func->params.size();
+  if (!values.empty() && values.size() != n)
+    throw Error("C header: " + std::string(key) + " of " + entry.symbol + " has " +
+                std::to_string(values.size()) + " " + items + " for " + std::to_string(n) +
+                " parameters");
+  return values;
 }
 
 // A model's entry: inputs (the first tirc.num_inputs parameters) are const,
@@ -236,25 +300,25 @@ void write_model_entry(std::ostringstream& out, const HeaderEntry& entry,
     throw Error("C header: entry " + entry.symbol +
                 " needs an integer attribute tirc.num_inputs between 0 and " + std::to_string(n));
   const auto inputs = static_cast<size_t>(*num);
-  std::vector<std::string> names;
-  try {
-    names = entry_io_names(entry.func);
-  } catch (const Error&) {
-    throw Error("C header: tirc.io_names of " + entry.symbol + " is not a string");
-  }
-  if (!names.empty() && names.size() != n)
-    throw Error("C header: tirc.io_names of " + entry.symbol + " has " +
-                std::to_string(names.size()) + " names for " + std::to_string(n) + " parameters");
+  const std::vector<std::string> names =
+      per_param_attr(entry, kIoNamesAttr, "names", entry_io_names);
+  const std::vector<std::vector<std::string>> dims =
+      per_param_attr(entry, kIoDimsAttr, "shapes", entry_io_dims);
   out << "/* " << entry.symbol
       << ": a model's entry point; returns 0, or nonzero when it fails (-1: out of memory). */\n";
+  const std::string bound = bound_dims_text(entry.func, dims);
+  if (!bound.empty()) out << "/*   compiled for the symbolic dimensions " << bound << " */\n";
   for (size_t i = 0; i < n; ++i) {
     const Param& p = entry.func->params[i];
     const bool input = i < inputs;
     const std::string onnx_name =
         names.empty() ? (p.buffer ? p.buffer->name : p.var->name) : names[i];
+    const std::string shape =
+        !p.buffer      ? p.var->dtype.str() + " scalar"
+        : dims.empty() ? shape_text(p.buffer)
+                       : bound_shape_text(p.buffer, dims[i], "parameter '" + onnx_name + "'");
     out << "/*   " << (input ? "input " : "output ") << (input ? i : i - inputs) << " "
-        << quoted_name(onnx_name) << ": "
-        << (p.buffer ? shape_text(p.buffer) : p.var->dtype.str() + " scalar") << " */\n";
+        << quoted_name(onnx_name) << ": " << shape << " */\n";
     if (input && p.buffer) params[i].declaration = "const " + params[i].declaration;
   }
   write_prototypes(out, entry.symbol, params);

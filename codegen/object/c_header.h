@@ -21,6 +21,9 @@ struct HeaderEntry {
 // parameter, `/*   input 0 "input.1": float32[1, 3, 32, 32] */` (ONNX names from
 // its attribute "tirc.io_names", ';'-separated in parameter order; inputs are
 // the first "tirc.num_inputs" parameters), and its input buffers are `const T*`.
+// An entry whose model had symbolic dimensions ("tirc.io_dims") shows them
+// with their values, `float32[batch=2, seq=5, 32]`, after a line listing
+// every dim_param's value; other headers do not change.
 std::string write_c_header(const std::string& name, const std::vector<HeaderEntry>& entries);
 
 }  // namespace tirc

@@ -312,6 +312,20 @@ std::map<std::string, int64_t> plan_workspace(const std::vector<KernelCall>& cal
   return offsets;
 }
 
+// A parameter's dimensions as the model declares them, for kIoDimsAttr: its
+// dim_param or "?" where it has one, else the number. ',' and ';' in a
+// dim_param become '_': they separate the attribute's lists.
+std::string declared_dims(const TensorInfo& t, const Shape& shape) {
+  std::string out;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const bool symbolic = t.dim_params.size() == shape.size() && !t.dim_params[d].empty();
+    std::string dim = symbolic ? t.dim_params[d] : std::to_string(shape[d]);
+    std::replace_if(dim.begin(), dim.end(), [](char c) { return c == ',' || c == ';'; }, '_');
+    out += (d ? "," : "") + dim;
+  }
+  return out;
+}
+
 // A kernel copying one tensor (a graph input, a constant, or an output listed
 // twice) into a graph output.
 PrimFunc copy_kernel(const TensorInfo& t) {
@@ -390,11 +404,12 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
   NameTable names;
   std::vector<Param> params;
   std::map<std::string, Expr> handle_of;
-  std::string io_names;
+  std::string io_names, io_dims;
   std::vector<Buffer> output_params;
   auto add_io = [&](const std::string& name, bool is_output) {
     const TensorInfo& t = graph.tensor(name);
     Shape shape = t.shape_known ? t.shape : (t.value ? t.value->shape() : Shape{});
+    io_dims += (params.empty() ? "" : ";") + declared_dims(t, shape);
     Buffer b = make_buffer(names.unique(identifier_from(name)), t.dtype, {});
     auto n = std::make_shared<BufferNode>(*b);
     for (int64_t d : shape) n->shape.push_back(index_imm(d));
@@ -479,6 +494,10 @@ IRModule build_module(const Graph& graph, const std::vector<KernelGroup>& groups
   attrs[kEntryAttr] = make_bool(true);
   attrs[kNumInputsAttr] = make_int(static_cast<int64_t>(graph.inputs.size()));
   attrs[kIoNamesAttr] = make_string(io_names);
+  // Only a model whose inputs had symbolic dimensions says what they became.
+  if (std::any_of(graph.inputs.begin(), graph.inputs.end(),
+                  [&](const std::string& in) { return !graph.tensor(in).dim_params.empty(); }))
+    attrs[kIoDimsAttr] = make_string(io_dims);
   module.add(options.entry_name, make_prim_func(std::move(params), stmt, std::move(attrs)));
   return module;
 }

@@ -48,17 +48,41 @@ void bind_input(Graph& graph, const std::string& name, const NDArray& value) {
   graph.inputs.erase(it);
 }
 
+// "x=<batch>x<seq>x32": a --shape value for t with the unknown dimensions
+// as placeholders.
+std::string shape_flag_template(const std::string& name, const TensorInfo& t) {
+  std::string out = name + "=";
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    out += d ? "x" : "";
+    if (t.shape[d] >= 0)
+      out += std::to_string(t.shape[d]);
+    else
+      out.append("<").append(dim_name(t, d)).append(">");
+  }
+  return out;
+}
+
+// tirc compiles static shapes: a dimension nothing bound (ir/onnx/bind_dims.h)
+// is an error naming it and the flag that binds it.
 void check_static_input(const Graph& graph, const std::string& name) {
   const TensorInfo& t = graph.tensor(name);
-  for (size_t d = 0; d < t.shape.size(); ++d)
-    if (t.shape[d] < 0 || !t.shape_known)
-      throw Error(
-          "graph input '" + name + "': dynamic dimension " + std::to_string(d) + " of shape " +
-          shape_str(t.shape) +
-          " cannot be made static (tirc compiles static shapes; bind the input to a value or "
-          "export the model with fixed input shapes)");
-  if (!t.shape_known)
-    throw Error("graph input '" + name + "': its shape is unknown and cannot be made static");
+  if (!t.shape_known && t.shape.empty())
+    throw Error("graph input '" + name +
+                "': the model declares no shape and tirc compiles static shapes: give it with "
+                "--shape " +
+                name + "=<d0>x<d1>x...");
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    if (t.shape[d] >= 0) continue;
+    const std::string param = dim_name(t, d);
+    const std::string shape = "--shape " + shape_flag_template(name, t);
+    const bool named = param != kAnonymousDim;
+    throw Error("graph input '" + name + "': dimension " + std::to_string(d) + " of " +
+                describe_shape(t) +
+                (named ? " is the symbolic dimension '" + param + "'"
+                       : " is anonymous ('" + std::string(kAnonymousDim) + "')") +
+                ", which nothing binds (tirc compiles static shapes): pass " +
+                (named ? "--dim " + param + "=N or " + shape : shape));
+  }
 }
 
 class Folder {

@@ -15,9 +15,10 @@ namespace tirc::onnx {
 // fold to constants this way). Nodes whose outputs are all known are removed;
 // Identity and inference-mode Dropout are bypassed. Inputs named in `bind`
 // become constants first (a user specializing on an input, the node tests'
-// shape operands). Throws naming the node for unsupported operators,
-// attributes, dynamic dimensions that cannot be made static, and shape
-// mismatches.
+// shape operands). Throws naming the node for unsupported operators and
+// attributes, and for shape mismatches; a graph input dimension that is still
+// symbolic (ir/onnx/bind_dims.h binds them) is an error naming it and the flag
+// that binds it.
 Graph fold_and_infer(Graph graph, const std::map<std::string, NDArray>& bind = {});
 
 }  // namespace tirc::onnx

@@ -6,6 +6,17 @@
 
 namespace tirc::onnx {
 
+std::string dim_name(const TensorInfo& t, size_t d) {
+  return d < t.dim_params.size() && !t.dim_params[d].empty() ? t.dim_params[d] : kAnonymousDim;
+}
+
+std::string describe_shape(const TensorInfo& t) {
+  std::string out = "[";
+  for (size_t d = 0; d < t.shape.size(); ++d)
+    out += (d ? ", " : "") + (t.shape[d] >= 0 ? std::to_string(t.shape[d]) : dim_name(t, d));
+  return out + "]";
+}
+
 std::string Node::describe() const {
   return "node '" + name + "' (" + op_type + ")";
 }

@@ -27,7 +27,24 @@ struct TensorInfo {
   // The value when it is known at compile time (initializers, Constant nodes,
   // folded subgraphs, inputs bound by the user). Shared, never mutated.
   std::shared_ptr<const NDArray> value;
+  // Per dimension, what the model declares when it is not a number: its
+  // dim_param ("batch") or kAnonymousDim for a dimension with neither
+  // dim_value nor dim_param; "" for a static dimension. Empty when every
+  // dimension is static. Binding (ir/onnx/bind_dims.h) fills in `shape` and
+  // keeps these, so the entry function can say what was bound to what.
+  std::vector<std::string> dim_params = {};
 };
+
+// How a dimension with neither dim_value nor dim_param is named in
+// TensorInfo::dim_params and in messages.
+inline constexpr const char* kAnonymousDim = "?";
+
+// What dimension d of t is called while its value is unknown: its dim_param,
+// else kAnonymousDim.
+std::string dim_name(const TensorInfo& t, size_t d);
+// "[batch, seq, 32]": the shape with every dimension still unknown (< 0)
+// shown by its dim_name.
+std::string describe_shape(const TensorInfo& t);
 
 // An attribute value: INT, FLOAT, STRING, INTS, FLOATS, STRINGS, TENSOR.
 using AttrValue =

@@ -93,7 +93,8 @@ const char* type_kind_name(const ::onnx::TypeProto& type) {
 }
 
 // dtype and shape of a graph input/output or value_info. `what` is e.g.
-// "graph input 'x'". Unknown dims are -1 and leave shape_known false.
+// "graph input 'x'". Unknown dims are -1 and leave shape_known false; their
+// dim_params (or kAnonymousDim) are recorded for binding.
 TensorInfo tensor_info_of(const ::onnx::ValueInfoProto& vi, const std::string& what) {
   if (!vi.has_type()) throw Error(what + " has no type");
   const auto& type = vi.type();
@@ -114,12 +115,17 @@ TensorInfo tensor_info_of(const ::onnx::ValueInfoProto& vi, const std::string& w
         if (dim.dim_value() < 0)
           throw Error(what + " has negative dimension " + std::to_string(dim.dim_value()));
         info.shape.push_back(dim.dim_value());
+        info.dim_params.emplace_back();
       } else {
         info.shape.push_back(-1);
         info.shape_known = false;
+        const bool named = dim.value_case() == ::onnx::TensorShapeProto::Dimension::kDimParam &&
+                           !dim.dim_param().empty();
+        info.dim_params.push_back(named ? dim.dim_param() : kAnonymousDim);
       }
     }
   }
+  if (info.shape_known) info.dim_params.clear();  // static: nothing to bind
   return info;
 }
 

@@ -1,5 +1,6 @@
 #include "ir/onnx/model_pipeline.h"
 
+#include "ir/onnx/bind_dims.h"
 #include "ir/onnx/build_module.h"
 #include "ir/onnx/fold.h"
 #include "ir/onnx/fuse_ops.h"
@@ -16,6 +17,7 @@ IRModule import_onnx_module(const std::string& path, const ModelOptions& options
 namespace {
 
 IRModule build(onnx::Graph graph, const ModelOptions& options) {
+  graph = onnx::bind_dimensions(std::move(graph), options.dims);
   graph = onnx::fold_and_infer(std::move(graph), options.bind_inputs);
   size_t before = graph.nodes.size();
   graph = fold_batchnorm_into_conv(std::move(graph));

@@ -1,12 +1,13 @@
-// ONNX model -> IRModule: import, fold constants and infer shapes, fold
-// BatchNormalization into Conv, choose activation layouts, fuse, build the kernels and the entry
-// function.
+// ONNX model -> IRModule: import, bind symbolic dimensions, fold constants
+// and infer shapes, fold BatchNormalization into Conv, choose activation
+// layouts, fuse, build the kernels and the entry function.
 #pragma once
 
 #include <map>
 #include <string>
 
 #include "ir/function.h"
+#include "ir/onnx/bind_dims.h"
 #include "ir/onnx/graph.h"
 #include "ir/onnx/layout.h"
 
@@ -14,6 +15,7 @@ namespace tirc {
 
 struct ModelOptions {
   std::map<std::string, NDArray> bind_inputs;  // graph inputs to treat as constants
+  onnx::DimBindings dims;                      // values of symbolic dimensions (--dim, --shape)
   bool fuse = true;
   // Activations of convolutions and pools: channels-last (ir/onnx/layout.h)
   // or ONNX's NCHW; Auto picks per model (onnx::prefers_channels_last).
