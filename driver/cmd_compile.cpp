@@ -12,6 +12,7 @@
 #include "codegen/object/elf_writer.h"
 #include "codegen/x86/generator.h"
 #include "driver/commands.h"
+#include "driver/model_flags.h"
 #include "driver/session.h"
 #include "ir/text/printer.h"
 #include "passes/pipeline.h"

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "driver/commands.h"
+#include "driver/model_flags.h"
 #include "driver/session.h"
 #include "ir/onnx/model_pipeline.h"
 #include "ir/text/constants_file.h"

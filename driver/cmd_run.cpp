@@ -1,11 +1,13 @@
 // tirc run: run a model (ONNX or a module with an entry function) in process
-// on given inputs and compare its outputs with expected ones.
+// on given inputs and compare its outputs with expected ones. The inputs'
+// shapes bind an ONNX model's symbolic dimensions that no flag binds.
 #include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
 
 #include "driver/commands.h"
+#include "driver/model_flags.h"
 #include "driver/model_io.h"
 #include "driver/profile.h"
 #include "driver/schedule_flags.h"
@@ -64,7 +66,14 @@ constexpr int kProfileRuns = 10;
 int run_model(const RunOptions& o) {
   if (o.profile && o.interpret)
     throw Error("--profile times compiled kernels; it cannot be used with --interpret");
-  IRModule m = load_module(o.file, o.model);
+  // The input files bind the model's symbolic dimensions that no flag binds.
+  std::vector<NDArray> inputs;
+  ModelOptions model = o.model;
+  for (const std::string& path : o.inputs) {
+    inputs.push_back(onnx::read_tensor_file(path));
+    model.dims.data.push_back({inputs.back().shape(), "input file '" + path + "'"});
+  }
+  IRModule m = load_module(o.file, model);
   EntryInfo entry = find_entry(m, o.func);
   const auto& params = entry.func->params;
   if (o.inputs.size() != entry.num_inputs)
@@ -79,7 +88,7 @@ int run_model(const RunOptions& o) {
   for (size_t i = 0; i < entry.num_inputs && i < params.size(); ++i) {
     const Buffer& b = params[i].buffer;
     const std::vector<int64_t> shape = constant_shape(b, entry.name);
-    NDArray a = onnx::read_tensor_file(o.inputs[i]);
+    NDArray a = std::move(inputs[i]);
     if (a.dtype() != b->dtype || a.shape() != shape)
       throw Error(o.inputs[i] + ": input " + std::to_string(i) + " '" + entry.io_names[i] +
                   "' must be " + describe(NDArray(b->dtype, shape)) + ", the file holds " +

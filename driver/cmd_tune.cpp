@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "driver/commands.h"
+#include "driver/model_flags.h"
 #include "driver/policy_flags.h"
 #include "driver/schedule_flags.h"
 #include "driver/session.h"

@@ -31,21 +31,10 @@ void write_file(const std::string& path, const std::string& text) {
 IRModule load_module(const std::string& path, const ModelOptions& model) {
   if (path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0)
     return import_onnx_module(path, model);
+  if (model.dims.has_flags())
+    throw Error("--dim and --shape bind an ONNX model's symbolic dimensions; '" + path +
+                "' is not an .onnx model");
   return parse_module(read_file(path), path);
-}
-
-void add_model_flags(CLI::App* cmd, ModelOptions& model) {
-  cmd->add_option_function<std::string>(
-         "--layout",
-         [&model](const std::string& v) {
-           model.layout = v == "nhwc"   ? ModelOptions::Layout::Nhwc
-                          : v == "nchw" ? ModelOptions::Layout::Nchw
-                                        : ModelOptions::Layout::Auto;
-         },
-         "Activation layout of an ONNX model's convolutions and pools: auto (the default: "
-         "nhwc for a model with depthwise convolutions or whose convolutions all have a "
-         "multiple of 16 output channels, else nchw), nhwc (channels last) or nchw (ONNX's own)")
-      ->check(CLI::IsMember({"auto", "nhwc", "nchw"}));
 }
 
 double parse_duration(const std::string& text, const std::string& flag) {

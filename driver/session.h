@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "ir/function.h"
 #include "ir/onnx/model_pipeline.h"
 #include "ir/verify.h"
@@ -21,9 +19,8 @@ std::string read_file(const std::string& path);
 // Writes a whole file; throws Error on failure.
 void write_file(const std::string& path, const std::string& text);
 // Reads and parses a .tir file, or imports an .onnx model (ir/onnx/model_pipeline.h).
+// Binding symbolic dimensions (model.dims' flags) is refused for a .tir file.
 IRModule load_module(const std::string& path, const ModelOptions& model = {});
-// The flags that shape an imported model: --layout.
-void add_model_flags(CLI::App* cmd, ModelOptions& model);
 
 // A duration flag's value in seconds: "90", "90s", "2m", "1h", "1.5m".
 // Throws Error naming the flag otherwise.
