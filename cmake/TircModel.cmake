@@ -1,6 +1,7 @@
 # tirc_add_model(TARGET <name> MODEL <model.onnx | module.tir>
 #                [NAME <symbol-prefix>] [ISA <x86-64-avx512 | x86-64-avx2>]
-#                [OPTIONS <extra tirc compile flags>...] [TUNE_DB <tune.db>])
+#                [DIMS <name>=<value>...] [OPTIONS <extra tirc compile flags>...]
+#                [TUNE_DB <tune.db>])
 #
 # Compiles a model with `tirc compile` at build time and gives a static library
 # target <name> holding its object (every kernel, the weights and the entry
@@ -12,11 +13,15 @@
 # for a .tir module, its weights side file) or tirc changes. TUNE_DB schedules
 # every kernel by its best record in a tuning database made by `tirc tune
 # --db` (kernels without one get the rules), and rebuilds when it changes.
+# DIMS binds the model's symbolic dimensions (ONNX dim_params), one
+# `--dim <name>=<value>` each: `DIMS batch=1 seq=128` compiles a model whose
+# inputs are [batch, seq, ...] for batch 1 and sequence length 128 (the header
+# lists the values). A whole input shape goes in OPTIONS: `--shape x=1x3x224x224`.
 #
 # Needs TIRC_EXECUTABLE and the imported target tirc::runtime, which
 # find_package(Tirc CONFIG) provides.
 function(tirc_add_model)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "TARGET;MODEL;NAME;ISA;TUNE_DB" "OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "TARGET;MODEL;NAME;ISA;TUNE_DB" "OPTIONS;DIMS")
   if(NOT ARG_TARGET OR NOT ARG_MODEL)
     message(FATAL_ERROR "tirc_add_model: TARGET and MODEL are required")
   endif()
@@ -50,6 +55,14 @@ function(tirc_add_model)
     set(db_flag "--db=${db}")
     list(APPEND depends "${db}")
   endif()
+  set(dim_flags "")
+  foreach(dim IN LISTS ARG_DIMS)
+    if(NOT dim MATCHES "^[^=]+=[0-9]+$")
+      message(FATAL_ERROR "tirc_add_model(${ARG_TARGET}): DIMS takes <name>=<value> pairs, "
+                          "such as DIMS batch=1 seq=128, not '${dim}'")
+    endif()
+    list(APPEND dim_flags "--dim=${dim}")
+  endforeach()
   set(isa_flag "")
   if(ARG_ISA)
     set(isa_flag "--target=${ARG_ISA}")
@@ -58,7 +71,7 @@ function(tirc_add_model)
     OUTPUT "${object}" "${header}"
     COMMAND ${CMAKE_COMMAND} -E make_directory "${dir}"
     COMMAND "${TIRC_EXECUTABLE}" compile "${model}" -o "${object}" -H "${header}" --name "${name}"
-            ${isa_flag} ${db_flag} ${ARG_OPTIONS}
+            ${isa_flag} ${db_flag} ${dim_flags} ${ARG_OPTIONS}
     DEPENDS ${depends} "${TIRC_EXECUTABLE}"
     COMMENT "tirc: compiling ${ARG_MODEL} -> ${name}.o"
     VERBATIM)

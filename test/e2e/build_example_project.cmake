@@ -1,20 +1,10 @@
 # Configures, builds and runs examples/cmake_project against this build's
 # tirc (a ctest: -DSOURCE_DIR -DBINARY_DIR -DTIRC_DIR -DTIRC_EXE [-DC_FLAGS]); then
 # again with TUNE_DB, from a database a short `tirc tune` made.
+include("${CMAKE_CURRENT_LIST_DIR}/build_project.cmake")
 file(REMOVE_RECURSE "${BINARY_DIR}")
 function(build_and_run)
-  execute_process(
-    COMMAND ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples/cmake_project" -B "${BINARY_DIR}" -G Ninja
-            "-DTirc_DIR=${TIRC_DIR}" "-DCMAKE_C_FLAGS=${C_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${C_FLAGS}"
-            ${ARGN}
-    RESULT_VARIABLE rc)
-  if(rc)
-    message(FATAL_ERROR "configuring the example project failed")
-  endif()
-  execute_process(COMMAND ${CMAKE_COMMAND} --build "${BINARY_DIR}" RESULT_VARIABLE rc)
-  if(rc)
-    message(FATAL_ERROR "building the example project failed")
-  endif()
+  configure_and_build("${SOURCE_DIR}/examples/cmake_project" "the example project" ${ARGN})
   set(data "${SOURCE_DIR}/examples/models/mlp/test_data_set_0")
   execute_process(COMMAND "${BINARY_DIR}/mlp_demo" "${data}/input_0.bin" "${data}/output_0.bin"
                   RESULT_VARIABLE rc)
