@@ -3,8 +3,10 @@
 test/onnx/node_18_21/<case>/, in the layout of ONNX's backend node tests:
 model.onnx and test_data_set_0/input_N.pb, output_N.pb, the outputs computed by
 onnxruntime. They cover every operator tirc supports whose definition changed
-in opsets 18 to 21, at each new version, and a few whole models at opset 21
-made of operators that did not change. A test_refuse_* case has no data but
+in opsets 18 to 21, at each new version, a few whole models at opset 21 made
+of operators that did not change, and the operators tirc added with these
+opsets: their versions from 18 on (GroupNormalization, the max/min reductions
+of ScatterElements and ScatterND, Resize) and one case each at opset 21. A test_refuse_* case has no data but
 error.txt: the part of tirc's diagnostic that says why it refuses the model.
 test/unit/onnx_node_test.cpp runs them all (suite "node_18_21").
 
@@ -62,10 +64,11 @@ def write_tensor(path, array, name):
         f.write(numpy_helper.from_array(array, name).SerializeToString())
 
 
-def case(name, opset, nodes, inputs, outputs, initializers=None):
+def case(name, opset, nodes, inputs, outputs, initializers=None, check=True):
     """A case with data: `inputs` maps each graph input to its value (its
     declared type and shape); `outputs` names the graph outputs, whose values
-    onnxruntime computes."""
+    onnxruntime computes. `check=False` skips onnx's checker, which refuses an
+    operator version ONNX has since deprecated (exporters still write them)."""
     initializers = initializers or {}
     in_infos = [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype),
                                               list(v.shape)) for k, v in inputs.items()]
@@ -78,7 +81,8 @@ def case(name, opset, nodes, inputs, outputs, initializers=None):
     out_infos = [helper.make_tensor_value_info(o, helper.np_dtype_to_tensor_dtype(r.dtype),
                                                list(r.shape)) for o, r in zip(outputs, results)]
     model = make_model(name, opset, nodes, in_infos, out_infos, initializers)
-    onnx.checker.check_model(model, full_check=True)
+    if check:
+        onnx.checker.check_model(model, full_check=True)
     test_dir = os.path.join(OUT, "test_" + name)
     data_dir = os.path.join(test_dir, "test_data_set_0")
     os.makedirs(data_dir)
@@ -328,6 +332,108 @@ def unchanged_at_21_cases():
           "wv": floats(rng, (8, 8), -0.5, 0.5), "scale": np.array(np.sqrt(8), np.float32)})
 
 
+# ---- operators tirc added with opsets 18-21: their new versions (GroupNormalization 18 and
+# 21, ScatterElements/ScatterND max and min reductions 18, Resize 18 and 19) and one case at
+# opset 21 of each of the others; outputs that are not float32 are cast to it ------------------
+
+def group_normalization_cases():
+    # 18: scale and bias per group (deprecated by 21, so onnx's checker refuses
+    # it); 21: per channel.
+    for name, opset, affine in (("group_normalization_18", 18, 2),
+                                 ("group_normalization_21", 21, 4)):
+        rng = rng_for(name)
+        case(name, opset,
+             [node("GroupNormalization", ["x", "scale", "bias"], ["y"], num_groups=2,
+                   epsilon=1e-4)],
+             {"x": floats(rng, (2, 4, 3, 2))}, ["y"],
+             {"scale": floats(rng, (affine,), 0.5, 1.5), "bias": floats(rng, (affine,), -0.5, 0.5)},
+             check=opset != 18)
+
+
+def scatter_reduction_cases():
+    for reduction in ("max", "min"):
+        # Repeated indices, so that the reduction decides.
+        name = "scatter_elements_%s_18" % reduction
+        rng = rng_for(name)
+        case(name, 18,
+             [node("ScatterElements", ["data", "indices", "updates"], ["y"], axis=1,
+                   reduction=reduction)],
+             {"data": floats(rng, (3, 4)), "updates": floats(rng, (3, 3))}, ["y"],
+             {"indices": i64([[1, 3, 1], [0, 0, -1], [2, 2, 2]])})
+        name = "scatter_nd_%s_18" % reduction
+        rng = rng_for(name)
+        case(name, 18,
+             [node("ScatterND", ["data", "indices", "updates"], ["y"], reduction=reduction)],
+             {"data": floats(rng, (4, 3)), "updates": floats(rng, (3, 3))}, ["y"],
+             {"indices": i64([[2], [0], [2]])})
+
+
+def resize_cases():
+    for name, opset, attrs, scales, sizes in (
+            ("resize_nearest_asymmetric_floor_18", 18,
+             {"mode": "nearest", "coordinate_transformation_mode": "asymmetric",
+              "nearest_mode": "floor"}, [1.0, 1.0, 2.0, 1.5], None),
+            ("resize_linear_half_pixel_18", 18, {"mode": "linear"}, [1.0, 1.0, 0.5, 2.0], None),
+            ("resize_linear_align_corners_sizes_19", 19,
+             {"mode": "linear", "coordinate_transformation_mode": "align_corners"}, None,
+             [1, 1, 5, 7]),
+            ("resize_nearest_pytorch_half_pixel_ceil_19", 19,
+             {"mode": "nearest", "coordinate_transformation_mode": "pytorch_half_pixel",
+              "nearest_mode": "round_prefer_ceil"}, [1.0, 1.0, 1.5, 0.75], None)):
+        inits = ({"scales": np.array(scales, np.float32)} if scales else {"sizes": i64(sizes)})
+        extra = ["", "scales"] if scales else ["", "", "sizes"]
+        one_node(name, opset, "Resize", floats(rng_for(name), (1, 1, 4, 4)), attrs, inits, extra)
+
+
+def new_operator_at_21_cases():
+    name = "argmax_21"
+    case(name, 21, [node("ArgMax", ["x"], ["i"], axis=1, keepdims=0),
+                    node("Cast", ["i"], ["y"], to=F)],
+         {"x": floats(rng_for(name), (3, 5))}, ["y"])
+    name = "argmin_select_last_index_21"
+    x = np.round(floats(rng_for(name), (3, 4)))  # rounded: ties, decided by select_last_index
+    case(name, 21, [node("ArgMin", ["x"], ["i"], axis=0, select_last_index=1),
+                    node("Cast", ["i"], ["y"], to=F)], {"x": x}, ["y"])
+    name = "topk_21"
+    case(name, 21, [node("TopK", ["x", "k"], ["values", "i"], axis=-1),
+                    node("Cast", ["i"], ["indices"], to=F)],
+         {"x": floats(rng_for(name), (3, 5))}, ["values", "indices"], {"k": i64([3])})
+    name = "cumsum_exclusive_reverse_21"
+    one_node(name, 21, "CumSum", floats(rng_for(name), (2, 4)), {"exclusive": 1, "reverse": 1},
+             {"axis": np.array(1, np.int64)}, ["axis"])
+    name = "instance_normalization_21"
+    rng = rng_for(name)
+    one_node(name, 21, "InstanceNormalization", floats(rng, (2, 3, 4)), {"epsilon": 1e-4},
+             {"scale": floats(rng, (3,), 0.5, 1.5), "bias": floats(rng, (3,), -0.5, 0.5)},
+             ["scale", "bias"])
+    name = "einsum_batch_matmul_21"
+    rng = rng_for(name)
+    case(name, 21, [node("Einsum", ["a", "b"], ["y"], equation="bij,bjk->bik")],
+         {"a": floats(rng, (2, 3, 4)), "b": floats(rng, (2, 4, 2))}, ["y"])
+    name = "tile_21"
+    one_node(name, 21, "Tile", floats(rng_for(name), (2, 3)), {}, {"repeats": i64([2, 3])},
+             ["repeats"])
+    for mode in ("DCR", "CRD"):
+        name = "depth_to_space_%s_21" % mode.lower()
+        one_node(name, 21, "DepthToSpace", floats(rng_for(name), (1, 8, 2, 3)),
+                 {"blocksize": 2, "mode": mode})
+    name = "space_to_depth_21"
+    one_node(name, 21, "SpaceToDepth", floats(rng_for(name), (1, 2, 4, 6)), {"blocksize": 2})
+    name = "trilu_lower_k1_21"
+    one_node(name, 21, "Trilu", floats(rng_for(name), (4, 5)), {"upper": 0},
+             {"k": np.array(1, np.int64)}, ["k"])
+    name = "range_21"  # 0.5, 1.25, ..., 3.5: five elements
+    case(name, 21,
+         [node("Range", ["start", "limit", "delta"], ["r"]), node("Add", ["x", "r"], ["y"])],
+         {"x": floats(rng_for(name), (2, 5))}, ["y"],
+         {"start": np.array(0.5, np.float32), "limit": np.array(4.0, np.float32),
+          "delta": np.array(0.75, np.float32)})
+    name = "gather_elements_21"
+    case(name, 21, [node("GatherElements", ["x", "indices"], ["y"], axis=1)],
+         {"x": floats(rng_for(name), (3, 4))}, ["y"],
+         {"indices": i64([[0, 3], [-1, 1], [2, 2]])})
+
+
 # ---- refusals ----------------------------------------------------------------------------------
 
 def refusal_cases():
@@ -373,6 +479,19 @@ def refusal_cases():
             [node("Split", ["x"], ["a", "b", "c", "d"], name="split", num_outputs=4)],
             [f32("x", [5])], [f32(o, None) for o in "abcd"],
             "node 'split' (Split): axis 0 of extent 5 does not split into 4 parts of 2")
+    refusal("resize_antialias_18", 18,
+            [node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="linear",
+                  antialias=1)],
+            [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 2, 2])],
+            "node 'resize' (Resize): antialias=1 is not supported",
+            {"scales": np.array([1.0, 1.0, 0.5, 0.5], np.float32)})
+    refusal("resize_half_pixel_symmetric_19", 19,
+            [node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="linear",
+                  coordinate_transformation_mode="half_pixel_symmetric")],
+            [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 8, 8])],
+            "node 'resize' (Resize): coordinate_transformation_mode 'half_pixel_symmetric' is "
+            "not supported",
+            {"scales": np.array([1.0, 1.0, 2.0, 2.0], np.float32)})
 
 
 def main():
@@ -385,6 +504,10 @@ def main():
     cast_cases()
     type_only_cases()
     unchanged_at_21_cases()
+    group_normalization_cases()
+    scatter_reduction_cases()
+    resize_cases()
+    new_operator_at_21_cases()
     refusal_cases()
     print("wrote %d cases under %s" % (len(os.listdir(OUT)), OUT))
 
