@@ -145,16 +145,51 @@ Stmt with_annotations(const ForNode& loop, Annotations annotations) {
                       loop.thread_tag, std::move(annotations));
 }
 
-Stmt with_block(const BlockRealizeNode& realize, Block block) {
-  auto n =
-      std::make_shared<BlockRealizeNode>(realize.iter_values, realize.predicate, std::move(block));
+namespace {
+
+// The realize `realize` with the given fields; its source location kept.
+Stmt rebuilt_realize(const BlockRealizeNode& realize, Expr predicate, Block block) {
+  auto n = std::make_shared<BlockRealizeNode>(realize.iter_values, std::move(predicate),
+                                              std::move(block));
   n->loc = realize.loc;
   return n;
 }
 
+}  // namespace
+
+Stmt with_block(const BlockRealizeNode& realize, Block block) {
+  return rebuilt_realize(realize, realize.predicate, std::move(block));
+}
+
+Stmt with_predicate(const BlockRealizeNode& realize, Expr predicate) {
+  return rebuilt_realize(realize, std::move(predicate), realize.block);
+}
+
+// A block's copy constructor keeps its location: copy, then change a field.
+
 Block with_body(const BlockNode& block, Stmt body) {
   auto n = std::make_shared<BlockNode>(block);
   n->body = std::move(body);
+  return n;
+}
+
+Block with_init(const BlockNode& block, Stmt init) {
+  auto n = std::make_shared<BlockNode>(block);
+  n->init = std::move(init);
+  return n;
+}
+
+Block with_annotations(const BlockNode& block, Annotations annotations) {
+  auto n = std::make_shared<BlockNode>(block);
+  n->annotations = std::move(annotations);
+  return n;
+}
+
+Block with_reads_writes(const BlockNode& block, std::vector<BufferRegion> reads,
+                        std::vector<BufferRegion> writes) {
+  auto n = std::make_shared<BlockNode>(block);
+  n->reads = std::move(reads);
+  n->writes = std::move(writes);
   return n;
 }
 

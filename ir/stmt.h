@@ -232,6 +232,11 @@ Stmt with_annotations(const ForNode& loop, Annotations annotations);
 // A new loop variable, range and body; kind, thread tag and annotations kept.
 Stmt with_header(const ForNode& loop, Var var, Expr min, Expr extent, Stmt body);
 Stmt with_block(const BlockRealizeNode& realize, Block block);
+Stmt with_predicate(const BlockRealizeNode& realize, Expr predicate);
 Block with_body(const BlockNode& block, Stmt body);
+Block with_init(const BlockNode& block, Stmt init);
+Block with_annotations(const BlockNode& block, Annotations annotations);
+Block with_reads_writes(const BlockNode& block, std::vector<BufferRegion> reads,
+                        std::vector<BufferRegion> writes);
 
 }  // namespace tirc

@@ -28,4 +28,18 @@ Stmt substitute(const Stmt& s, const VarMap& vmap) {
   return Substituter(vmap).mutate(s);
 }
 
+SpatialIterVars copy_spatial_iter_vars(const BlockNode& block, const std::string& suffix) {
+  SpatialIterVars out;
+  for (size_t i = 0; i < block.iter_vars.size(); ++i) {
+    const IterVar& iv = block.iter_vars[i];
+    if (iv.kind != IterKind::DataPar) continue;
+    IterVar copy = iv;
+    copy.var = make_var(iv.var->name + suffix, iv.var->dtype);
+    out.map[iv.var.get()] = copy.var;
+    out.iter_vars.push_back(std::move(copy));
+    out.positions.push_back(i);
+  }
+  return out;
+}
+
 }  // namespace tirc

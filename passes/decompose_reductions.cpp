@@ -186,19 +186,8 @@ class Decomposer {
 
   Stmt rewrite_realize(const Stmt& s, const BlockRealizeNode* r) {
     Block block = rewrite_block(r->block);
-    if (block->init) {
-      if (Stmt init = hoisted_init(r, *block)) {
-        auto n = std::make_shared<BlockNode>(*block);
-        n->init = Stmt();
-        auto m = std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, Block(n));
-        m->loc = r->loc;
-        return Stmt(std::move(m));
-      }
-    }
-    if (block == r->block) return s;
-    auto m = std::make_shared<BlockRealizeNode>(r->iter_values, r->predicate, block);
-    m->loc = r->loc;
-    return Stmt(std::move(m));
+    if (block->init && hoisted_init(r, *block)) return with_block(*r, with_init(*block, Stmt()));
+    return block == r->block ? s : with_block(*r, block);
   }
 
   // Builds the init nest and records where it goes, or returns null when
@@ -271,18 +260,11 @@ class Decomposer {
     }
     auto init_block = std::make_shared<BlockNode>();
     init_block->name = b.name + "_init";
-    VarMap iv_map;
+    SpatialIterVars spatial = copy_spatial_iter_vars(b, "_init");
+    init_block->iter_vars = spatial.iter_vars;
     std::vector<Expr> values;
-    for (size_t i = 0; i < b.iter_vars.size(); ++i) {
-      const IterVar& iv = b.iter_vars[i];
-      if (iv.kind != IterKind::DataPar) continue;
-      IterVar copy = iv;
-      copy.var = make_var(iv.var->name + "_init", iv.var->dtype);
-      iv_map[iv.var.get()] = Expr(copy.var);
-      init_block->iter_vars.push_back(copy);
-      values.push_back(substitute(r->iter_values[i], loop_map));
-    }
-    init_block->body = substitute(b.init, iv_map);
+    for (size_t i : spatial.positions) values.push_back(substitute(r->iter_values[i], loop_map));
+    init_block->body = substitute(b.init, spatial.map);
     AccessRegions regions = infer_access_regions(*init_block);
     init_block->reads = regions.reads;
     init_block->writes = regions.writes;

@@ -126,6 +126,8 @@ Stmt blockized_init(const BlockRealizeNode& inner, const std::vector<const ForNo
   // Conjuncts over loops the init does not copy would refer to no loop.
   Expr predicate = keep_conjuncts(inner.predicate, dropped);
   Stmt s = make_block_realize(values, substitute(predicate, loop_subst), with_regions(init));
+  // New loops (own variables, no source location) of the same ranges, kinds
+  // and thread tags; the annotations stay on the originals.
   for (size_t i = kept.size(); i-- > 0;) {
     const ForNode* l = kept[i].first;
     s = make_for(kept[i].second, l->min, l->extent, l->for_kind, s, l->thread_tag);
@@ -218,6 +220,7 @@ BlockizeOutcome blockize_loop(const Stmt& body, const VarNode* loop_var, bool pr
   inner->init = blk.init ? substitute(blk.init, subst) : Stmt();
   auto inner_realize_node =
       std::make_shared<BlockRealizeNode>(inner_values, inner_pred, with_regions(inner));
+  Stmt inner_realize = inner_realize_node;
   Stmt outer_init;
   if (inner->init && outer_reduces) {
     // The whole tile is initialized once, on the outer block's first step.
@@ -225,10 +228,9 @@ BlockizeOutcome blockize_loop(const Stmt& body, const VarNode* loop_var, bool pr
                                 unused_block_name(body, blk.name + "_init"));
     auto no_init = std::make_shared<BlockNode>(*inner_realize_node->block);
     no_init->init = Stmt();
-    inner_realize_node =
-        std::make_shared<BlockRealizeNode>(inner_values, inner_pred, with_regions(no_init));
+    inner_realize = with_block(*inner_realize_node, with_regions(no_init));
   }
-  Stmt subtree = replace_stmt(loop_stmt, realize, Stmt(inner_realize_node));
+  Stmt subtree = replace_stmt(loop_stmt, realize, inner_realize);
 
   auto outer = std::make_shared<BlockNode>();
   outer->name = unused_block_name(body, blk.name + "_o");

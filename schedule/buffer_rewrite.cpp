@@ -216,10 +216,8 @@ bool for_each_point(const std::vector<int64_t>& extents,
 
 Block refresh_regions(const Block& b, const Buffer& buf) {
   AccessRegions inferred = infer_access_regions(*b);
-  auto n = std::make_shared<BlockNode>(*b);
-  n->reads = refreshed(b->reads, inferred.reads, buf);
-  n->writes = refreshed(b->writes, inferred.writes, buf);
-  return n;
+  return with_reads_writes(*b, refreshed(b->reads, inferred.reads, buf),
+                           refreshed(b->writes, inferred.writes, buf));
 }
 
 }  // namespace tirc

@@ -77,9 +77,7 @@ class LoadInliner : public StmtMutator {
   Block mutate_block(const Block& b) override {
     Block m = StmtMutator::mutate_block(b);
     if (!reads_buffer(m->reads, buffer_)) return m;
-    auto n = std::make_shared<BlockNode>(*m);
-    n->reads = infer_access_regions(*n).reads;
-    return n;
+    return with_reads_writes(*m, infer_access_regions(*m).reads, m->writes);
   }
 
  private:
@@ -160,12 +158,10 @@ const BufferStoreNode* check_simple_block(const std::string& prim, const Stmt& s
 }
 
 Stmt with_new_block_body(const Stmt& body, const BlockRealizeNode* realize, Stmt new_body) {
-  auto n = std::make_shared<BlockNode>(*realize->block);
-  n->body = std::move(new_body);
-  AccessRegions regions = infer_access_regions(*n);
-  n->reads = std::move(regions.reads);
-  n->writes = std::move(regions.writes);
-  return replace_stmt(body, realize, with_block(*realize, n));
+  Block b = with_body(*realize->block, std::move(new_body));
+  AccessRegions regions = infer_access_regions(*b);
+  b = with_reads_writes(*b, std::move(regions.reads), std::move(regions.writes));
+  return replace_stmt(body, realize, with_block(*realize, b));
 }
 
 }  // namespace

@@ -77,17 +77,11 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
   auto init = std::make_shared<BlockNode>();
   init->name = unique_block_name(func, blk.name + "_init");
   init->annotations = blk.annotations;
+  SpatialIterVars spatial = copy_spatial_iter_vars(blk);
+  init->iter_vars = spatial.iter_vars;
   std::vector<Expr> init_values;
-  VarMap iter_map;
-  for (size_t i = 0; i < blk.iter_vars.size(); ++i) {
-    const IterVar& iv = blk.iter_vars[i];
-    if (iv.kind != IterKind::DataPar) continue;
-    Var nv = make_var(iv.var->name, iv.var->dtype);
-    iter_map[iv.var.get()] = nv;
-    init->iter_vars.push_back(IterVar{nv, iv.dom, iv.kind, iv.thread_tag});
-    init_values.push_back(realize->iter_values[i]);
-  }
-  init->body = substitute(blk.init, iter_map);
+  for (size_t i : spatial.positions) init_values.push_back(realize->iter_values[i]);
+  init->body = substitute(blk.init, spatial.map);
   AccessRegions regions = infer_access_regions(*init);
   init->reads = regions.reads;
   init->writes = regions.writes;
@@ -114,6 +108,8 @@ BlockRV Schedule::decompose_reduction(BlockRV block, LoopRV loop) {
   for (Expr& v : init_values) v = substitute(v, loop_map);
   predicate = substitute(predicate, loop_map);
   Stmt init_nest = make_block_realize(init_values, predicate, init);
+  // New loops (own variables, no source location) of the same ranges, kinds
+  // and thread tags; the annotations stay on the originals.
   for (size_t i = chosen.size(); i-- > 0;) {
     const ForNode* l = chosen[i];
     init_nest =

@@ -117,8 +117,8 @@ void edit_annotations(Schedule& sch, BlockOrLoop target, const std::string& prim
     const PrimFunc& f = sch.func(e.func);
     StmtPath path = *find_block(f->body, e.name);
     auto* realize = path.node().as<BlockRealizeNode>();
-    auto block = std::make_shared<BlockNode>(*realize->block);
-    block->annotations = edit(realize->block->annotations, "block " + e.name);
+    Block block =
+        with_annotations(*realize->block, edit(realize->block->annotations, "block " + e.name));
     sch.update_func(e.func,
                     with_body(f, replace_stmt(f->body, realize, with_block(*realize, block))),
                     primitive);

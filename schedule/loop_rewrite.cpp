@@ -54,10 +54,8 @@ class PredicateAppender : public StmtMutator {
 
  protected:
   Stmt mutate_block_realize(const Stmt&, const BlockRealizeNode* n) override {
-    Expr pred = is_const_int(n->predicate, 1) ? pred_ : logical_and(n->predicate, pred_);
-    auto r = std::make_shared<BlockRealizeNode>(n->iter_values, std::move(pred), n->block);
-    r->loc = n->loc;
-    return r;
+    return with_predicate(*n,
+                          is_const_int(n->predicate, 1) ? pred_ : logical_and(n->predicate, pred_));
   }
 
  private:

@@ -276,22 +276,19 @@ BlockRV Schedule::rfactor(LoopRV loop, int factor_axis) {
   wb->iter_vars.push_back(
       IterVar{wb_rf_iter, Range{make_int(0), make_int(*extent)}, IterKind::Reduce, {}});
   std::vector<Expr> wb_values{wb_loop_map.at(le.var.get())};
-  VarMap wb_map;
-  for (size_t i = 0; i < blk.iter_vars.size(); ++i) {
-    const IterVar& iv = blk.iter_vars[i];
-    if (iv.kind != IterKind::DataPar) continue;
-    Var nv = make_var(iv.var->name, iv.var->dtype);
-    wb_map[iv.var.get()] = nv;
-    wb->iter_vars.push_back(IterVar{nv, iv.dom, iv.kind, iv.thread_tag});
+  SpatialIterVars spatial = copy_spatial_iter_vars(blk);
+  wb->iter_vars.insert(wb->iter_vars.end(), spatial.iter_vars.begin(), spatial.iter_vars.end());
+  for (size_t i : spatial.positions)
     wb_values.push_back(substitute(realize->iter_values[i], wb_loop_map));
-  }
   std::vector<Expr> wb_indices;
-  for (const Expr& e : red->indices) wb_indices.push_back(substitute(e, wb_map));
+  for (const Expr& e : red->indices) wb_indices.push_back(substitute(e, spatial.map));
   Expr partial = make_load(rf_buf, insert_at(wb_indices, static_cast<size_t>(axis), wb_rf_iter));
-  wb->init = substitute(blk.init, wb_map);
+  wb->init = substitute(blk.init, spatial.map);
   wb->body = make_store(red->buffer, combine(*red, make_load(red->buffer, wb_indices), partial),
                         wb_indices);
   Stmt wb_nest = make_block_realize(wb_values, make_bool(true), finish(wb, lists_output));
+  // New loops (own variables, no source location) copying the originals'
+  // ranges, kinds, thread tags and annotations.
   for (size_t i = wb_loops.size(); i-- > 0;) {
     const ForNode* l = wb_loops[i];
     wb_nest = make_for(wb_loop_vars[i], l->min, l->extent, l->for_kind, wb_nest, l->thread_tag,

@@ -877,12 +877,11 @@ bool try_emit_contraction(EmitContext& ctx, const ForNode& root, std::string* wh
   // Outer variables known here (a border part's row) become constants, so
   // that guards on them resolve per product.
   const VarMap known = ctx.known_constants();
-  std::shared_ptr<const ForNode> with_known;
+  Stmt with_known;
   if (!known.empty())
-    with_known = std::make_shared<ForNode>(root.loop_var, substitute(root.min, known),
-                                           substitute(root.extent, known), root.for_kind,
-                                           substitute(root.body, known));
-  const ForNode& nest = with_known ? *with_known : root;
+    with_known = with_header(root, root.loop_var, substitute(root.min, known),
+                             substitute(root.extent, known), substitute(root.body, known));
+  const ForNode& nest = with_known ? *with_known.as<ForNode>() : root;
   PlanLimits limits;
   int missing = target.vector_registers() - static_cast<int>(vregs.size());
   limits.reserved_vector_registers += std::max(0, missing);
