@@ -26,12 +26,22 @@ class ExprVisitor {
   virtual void visit_broadcast(const BroadcastNode* n);
 };
 
+// What the default statement hooks walk: everything, or the statements alone
+// (each statement's expressions, regions and buffers neither visited nor
+// changed), for a walk that only finds or moves statements.
+enum class Walk : uint8_t { Everything, StatementsOnly };
+
 class StmtVisitor : public ExprVisitor {
  public:
+  explicit StmtVisitor(Walk walk = Walk::Everything) : exprs_(walk == Walk::Everything) {}
   using ExprVisitor::visit;
-  void visit(const Stmt& s);
+  void visit(const Stmt& s) { visit_stmt(s); }
 
  protected:
+  // Every statement, the root and each child, passes here; the default
+  // dispatches on its kind to the hooks below. Override it to see them all
+  // (to skip a subtree, or to keep the path to the current statement).
+  virtual void visit_stmt(const Stmt& s);
   virtual void visit_store(const BufferStoreNode* n);
   virtual void visit_for(const ForNode* n);
   virtual void visit_block(const BlockNode* n);
@@ -46,6 +56,13 @@ class StmtVisitor : public ExprVisitor {
   // Regions, iteration domains and buffer shapes are expressions too.
   virtual void visit_range(const Range& r);
   virtual void visit_region(const BufferRegion& r);
+
+ private:
+  // An expression a statement holds (not for Walk::StatementsOnly).
+  void visit_expr(const Expr& e) {
+    if (exprs_) visit(e);
+  }
+  bool exprs_;
 };
 
 class ExprMutator {
@@ -72,12 +89,22 @@ class ExprMutator {
   bool mutate_all(const std::vector<Expr>& in, std::vector<Expr>& out);
 };
 
+// A hook may remove a child statement by returning a null Stmt. Its parent
+// then drops it from a sequence (an emptied sequence becomes `T.evaluate(0)`),
+// leaves out a removed else branch or block init, and puts `T.evaluate(0)` in
+// place of any other removed body; removing a loop's body is an Error, since
+// a rewrite that empties a loop means to remove the loop.
 class StmtMutator : public ExprMutator {
  public:
+  explicit StmtMutator(Walk walk = Walk::Everything) : exprs_(walk == Walk::Everything) {}
   using ExprMutator::mutate;
-  Stmt mutate(const Stmt& s);
+  Stmt mutate(const Stmt& s) { return mutate_stmt(s); }
 
  protected:
+  // Every statement, the root and each child, passes here; the default
+  // dispatches on its kind to the hooks below. Override it to intercept them
+  // all (to replace one statement wherever it is, say).
+  virtual Stmt mutate_stmt(const Stmt& s);
   virtual Stmt mutate_store(const Stmt& s, const BufferStoreNode* n);
   virtual Stmt mutate_for(const Stmt& s, const ForNode* n);
   virtual Block mutate_block(const Block& b);
@@ -90,7 +117,22 @@ class StmtMutator : public ExprMutator {
   virtual Stmt mutate_decl_buffer(const Stmt& s, const DeclBufferNode* n);
   virtual Stmt mutate_allocate_const(const Stmt& s, const AllocateConstNode* n);
   Range mutate_range(const Range& r);
-  BufferRegion mutate_region(const BufferRegion& r);
+  // The region with its buffer and bounds mutated into `out`; false (and
+  // nothing built) when none of them changed.
+  bool mutate_region(const BufferRegion& r, BufferRegion& out);
+
+ private:
+  // An expression a statement holds, mutated (as it is for
+  // Walk::StatementsOnly).
+  Expr mutate_expr(const Expr& e) { return exprs_ ? mutate(e) : e; }
+  // mutate_expr over each element into `out`; false (and nothing built) when
+  // none changed.
+  bool mutate_exprs(const std::vector<Expr>& in, std::vector<Expr>& out);
+  // An allocation's extents and body into the outs; false (and nothing
+  // built) when neither changed.
+  bool mutate_allocation(const std::vector<Expr>& extents, const Stmt& body,
+                         std::vector<Expr>& extents_out, Stmt& body_out);
+  bool exprs_;
 };
 
 }  // namespace tirc

@@ -20,12 +20,11 @@ class TouchesStorage : public StmtVisitor {
  public:
   TouchesStorage(const VarSet& data, const StmtNode* skip) : data_(data), skip_(skip) {}
   bool found = false;
-  void visit_stmt(const Stmt& s) {
-    if (s.get() == skip_) return;
-    StmtVisitor::visit(s);
-  }
 
  protected:
+  void visit_stmt(const Stmt& s) override {
+    if (s.get() != skip_) StmtVisitor::visit_stmt(s);
+  }
   void visit_load(const BufferLoadNode* n) override {
     if (n->buffer && data_.count(n->buffer->data.get())) found = true;
     StmtVisitor::visit_load(n);
@@ -34,161 +33,77 @@ class TouchesStorage : public StmtVisitor {
     if (n->buffer && data_.count(n->buffer->data.get())) found = true;
     StmtVisitor::visit_store(n);
   }
-  void visit_for(const ForNode* n) override {
-    visit(n->min);
-    visit(n->extent);
-    visit_stmt(n->body);
-  }
-  void visit_seq(const SeqStmtNode* n) override {
-    for (const Stmt& s : n->seq) visit_stmt(s);
-  }
+  // Left out: block predicates, domains and regions, allocation extents.
   void visit_block_realize(const BlockRealizeNode* n) override {
     for (const Expr& e : n->iter_values) visit(e);
-    if (n->block) visit_block(n->block.get());
+    visit_block(n->block.get());
   }
   void visit_block(const BlockNode* n) override {
-    if (n->init) visit_stmt(n->init);
-    visit_stmt(n->body);
+    visit(n->init);
+    visit(n->body);
   }
-  void visit_if(const IfThenElseNode* n) override {
-    visit(n->cond);
-    visit_stmt(n->then_case);
-    if (n->else_case) visit_stmt(n->else_case);
-  }
-  void visit_let(const LetStmtNode* n) override {
-    visit(n->value);
-    visit_stmt(n->body);
-  }
-  void visit_allocate(const AllocateNode* n) override { visit_stmt(n->body); }
-  void visit_allocate_const(const AllocateConstNode* n) override { visit_stmt(n->body); }
-  void visit_decl_buffer(const DeclBufferNode* n) override { visit_stmt(n->body); }
+  void visit_allocate(const AllocateNode* n) override { visit(n->body); }
+  void visit_allocate_const(const AllocateConstNode* n) override { visit(n->body); }
 
  private:
   const VarSet& data_;
   const StmtNode* skip_;
 };
 
-class Decomposer {
+// Moves statements only.
+class Decomposer : public StmtMutator {
  public:
-  Decomposer() = default;
+  Decomposer() : StmtMutator(Walk::StatementsOnly) {}
 
-  Stmt rewrite(const Stmt& s) {
-    if (!s) return s;
-    switch (s.kind()) {
-      case StmtKind::For: {
-        auto* f = s.as<ForNode>();
-        loops_.push_back(f);
-        Stmt body = rewrite(f->body);
-        loops_.pop_back();
-        Stmt out = s;
-        if (!body.same_as(f->body)) {
-          out = with_body(*f, body);
-        }
-        auto it = inits_before_.find(f);
-        if (it == inits_before_.end()) return out;
-        std::vector<Stmt> seq = std::move(it->second);
-        inits_before_.erase(it);
-        seq.push_back(out);
-        return make_seq(std::move(seq));
-      }
-      case StmtKind::Seq: {
-        auto* n = s.as<SeqStmtNode>();
-        std::vector<Stmt> seq;
-        bool changed = false;
-        for (const Stmt& c : n->seq) {
-          seq.push_back(rewrite(c));
-          changed |= !seq.back().same_as(c);
-        }
-        return changed ? make_seq(std::move(seq)) : s;
-      }
-      case StmtKind::IfThenElse: {
-        auto* n = s.as<IfThenElseNode>();
-        Barrier guard(*this);
-        Stmt t = rewrite(n->then_case), e = rewrite(n->else_case);
-        if (t.same_as(n->then_case) && e.same_as(n->else_case)) return s;
-        auto m = std::make_shared<IfThenElseNode>(n->cond, t, e);
-        m->loc = n->loc;
-        return Stmt(std::move(m));
-      }
-      case StmtKind::LetStmt: {
-        auto* n = s.as<LetStmtNode>();
-        Barrier guard(*this);
-        Stmt b = rewrite(n->body);
-        if (b.same_as(n->body)) return s;
-        auto m = std::make_shared<LetStmtNode>(n->var, n->value, b);
-        m->loc = n->loc;
-        return Stmt(std::move(m));
-      }
-      case StmtKind::Allocate: {
-        auto* n = s.as<AllocateNode>();
-        Barrier guard(*this);
-        Stmt b = rewrite(n->body);
-        if (b.same_as(n->body)) return s;
-        auto m = std::make_shared<AllocateNode>(n->buffer_var, n->dtype, n->extents, n->scope, b);
-        m->loc = n->loc;
-        return Stmt(std::move(m));
-      }
-      case StmtKind::AllocateConst: {
-        auto* n = s.as<AllocateConstNode>();
-        Barrier guard(*this);
-        Stmt b = rewrite(n->body);
-        if (b.same_as(n->body)) return s;
-        auto m = std::make_shared<AllocateConstNode>(n->buffer_var, n->dtype, n->extents,
-                                                     n->constant, b);
-        m->loc = n->loc;
-        return Stmt(std::move(m));
-      }
-      case StmtKind::DeclBuffer: {
-        auto* n = s.as<DeclBufferNode>();
-        Barrier guard(*this);
-        Stmt b = rewrite(n->body);
-        if (b.same_as(n->body)) return s;
-        auto m = std::make_shared<DeclBufferNode>(n->buffer, b);
-        m->loc = n->loc;
-        return Stmt(std::move(m));
-      }
-      case StmtKind::Block: {
-        Block b = rewrite_block(std::static_pointer_cast<const BlockNode>(s.ptr()));
-        return Stmt(b);
-      }
-      case StmtKind::BlockRealize:
-        return rewrite_realize(s, s.as<BlockRealizeNode>());
-      default:
-        return s;
-    }
+ protected:
+  // Statements other than loops, sequences and blocks between a block and
+  // the loop where its init would go make hoisting illegal.
+  Stmt mutate_stmt(const Stmt& s) override {
+    if (!s || s.kind() == StmtKind::For || s.kind() == StmtKind::Seq ||
+        s.kind() == StmtKind::Block || s.kind() == StmtKind::BlockRealize)
+      return StmtMutator::mutate_stmt(s);
+    Barrier guard(*this);
+    return StmtMutator::mutate_stmt(s);
+  }
+
+  Stmt mutate_for(const Stmt& s, const ForNode* f) override {
+    loops_.push_back(f);
+    Stmt out = StmtMutator::mutate_for(s, f);
+    loops_.pop_back();
+    auto it = inits_before_.find(f);
+    if (it == inits_before_.end()) return out;
+    std::vector<Stmt> seq = std::move(it->second);
+    inits_before_.erase(it);
+    seq.push_back(out);
+    return make_seq(std::move(seq));
+  }
+
+  // Inside a block the loops above it no longer count.
+  Block mutate_block(const Block& b) override {
+    std::vector<const ForNode*> saved_loops = std::move(loops_);
+    std::vector<size_t> saved_barriers = std::move(barriers_);
+    loops_.clear();
+    barriers_.clear();
+    Block out = StmtMutator::mutate_block(b);
+    loops_ = std::move(saved_loops);
+    barriers_ = std::move(saved_barriers);
+    return out;
+  }
+
+  Stmt mutate_block_realize(const Stmt& s, const BlockRealizeNode* r) override {
+    Block block = mutate_block(r->block);
+    if (block->init && hoisted_init(r, *block)) return with_block(*r, with_init(*block, Stmt()));
+    return block == r->block ? s : with_block(*r, block);
   }
 
  private:
-  // Statements other than loops between a block and the loop where its init
-  // would go make hoisting illegal; a barrier marks how many loops lie above.
+  // A barrier marks how many loops lie above a statement that makes hoisting
+  // illegal.
   struct Barrier {
     explicit Barrier(Decomposer& d) : d_(d) { d_.barriers_.push_back(d_.loops_.size()); }
     ~Barrier() { d_.barriers_.pop_back(); }
     Decomposer& d_;
   };
-
-  // Rewrites inside a block: the loops above it no longer count.
-  Block rewrite_block(const Block& b) {
-    std::vector<const ForNode*> saved_loops = std::move(loops_);
-    std::vector<size_t> saved_barriers = std::move(barriers_);
-    loops_.clear();
-    barriers_.clear();
-    Stmt body = rewrite(b->body);
-    Stmt init = b->init ? rewrite(b->init) : Stmt();
-    loops_ = std::move(saved_loops);
-    barriers_ = std::move(saved_barriers);
-    if (body.same_as(b->body) && init.same_as(b->init)) return b;
-    auto n = std::make_shared<BlockNode>(*b);
-    n->body = body;
-    n->init = init;
-    return n;
-  }
-
-  Stmt rewrite_realize(const Stmt& s, const BlockRealizeNode* r) {
-    Block block = rewrite_block(r->block);
-    if (block->init && hoisted_init(r, *block)) return with_block(*r, with_init(*block, Stmt()));
-    return block == r->block ? s : with_block(*r, block);
-  }
 
   // Builds the init nest and records where it goes, or returns null when
   // hoisting would change what the program computes.
@@ -247,7 +162,7 @@ class Decomposer {
     for (const BufferRegion& w : init_access.writes)
       if (w.buffer) written.insert(w.buffer->data.get());
     TouchesStorage touches(written, r);
-    touches.visit_stmt(loops_[p]->body);
+    touches.visit(loops_[p]->body);
     if (touches.found) return Stmt();
 
     VarMap loop_map;
@@ -292,7 +207,7 @@ class Decomposer {
 
 PrimFunc decompose_reductions(const PrimFunc& f) {
   Decomposer d;
-  Stmt body = d.rewrite(f->body);
+  Stmt body = d.mutate(f->body);
   return body.same_as(f->body) ? f : with_body(f, body);
 }
 

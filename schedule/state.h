@@ -34,8 +34,9 @@ const BlockRealizeNode* enclosing_block(const StmtPath& path);
 Stmt scope_of(const StmtPath& path);
 
 // A copy of `root` where the node `target` (by identity) is `replacement`. An
-// empty replacement removes target from its SeqStmt (and is an error
-// elsewhere). Everything off the path is shared.
+// empty replacement removes target as StmtMutator removes a statement: from
+// its SeqStmt, as `T.evaluate(0)` for another body, an error for a loop's
+// body. Everything off the path is shared.
 Stmt replace_stmt(const Stmt& root, const StmtNode* target, const Stmt& replacement);
 
 // Block realizes under s in program order; nested ones after their parent.
