@@ -6,6 +6,7 @@
 
 #include "ir/text/float_repr.h"
 #include "ir/text/printer.h"
+#include "ir/text/text_printer.h"
 
 namespace tirc::trace_detail {
 
@@ -173,40 +174,6 @@ std::string print_double(double d) {
   return s;
 }
 
-std::string quote_string(std::string_view s) {
-  static const char* digits = "0123456789abcdef";
-  std::string out = "\"";
-  for (char c : s) {
-    unsigned char u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (u < 0x20 || u == 0x7f) {
-          out += "\\x";
-          out += digits[u >> 4];
-          out += digits[u & 15];
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 std::string print_index_map(const IndexMap& m) {
   std::string out = "lambda";
   for (size_t i = 0; i < m.params.size(); ++i) {
@@ -228,7 +195,7 @@ std::string print_value(const TraceValue& value) {
     std::string operator()(bool b) const { return b ? "True" : "False"; }
     std::string operator()(int64_t i) const { return std::to_string(i); }
     std::string operator()(double d) const { return print_double(d); }
-    std::string operator()(const std::string& s) const { return quote_string(s); }
+    std::string operator()(const std::string& s) const { return quote(s); }
     std::string operator()(const TraceRV& rv) const { return rv.name(); }
     std::string operator()(const TraceList& l) const {
       std::string out = "[";

@@ -88,7 +88,6 @@ std::string describe(ParamType type);
 // Printing of values, shared by the script and JSON forms.
 std::string print_value(const TraceValue& v);
 std::string print_index_map(const IndexMap& m);
-std::string quote_string(std::string_view s);
 std::string print_double(double d);
 
 // One line of the schedule script: `l4, l5 = sch.split(loop=l1, ...)`.
