@@ -383,6 +383,22 @@ def resize_cases():
         inits = ({"scales": np.array(scales, np.float32)} if scales else {"sizes": i64(sizes)})
         extra = ["", "scales"] if scales else ["", "", "sizes"]
         one_node(name, opset, "Resize", floats(rng_for(name), (1, 1, 4, 4)), attrs, inits, extra)
+    # Resize-18's axes (scales or sizes for the listed axes only) and
+    # keep_aspect_ratio_policy (one scale over the listed axes, from sizes).
+    for name, attrs, scales, sizes in (
+            ("resize_linear_axes_scales_18", {"mode": "linear", "axes": [-1, 2]}, [1.5, 0.5],
+             None),
+            ("resize_nearest_axes_sizes_18", {"mode": "nearest", "axes": [3]}, None, [7]),
+            ("resize_linear_not_larger_axes_18",
+             {"mode": "linear", "keep_aspect_ratio_policy": "not_larger", "axes": [2, 3]},
+             None, [7, 9]),
+            # Over every axis: the largest ratio, 7 / 4, resizes the first two axes too.
+            ("resize_nearest_not_smaller_18",
+             {"mode": "nearest", "keep_aspect_ratio_policy": "not_smaller"}, None,
+             [1, 1, 7, 9])):
+        inits = ({"scales": np.array(scales, np.float32)} if scales else {"sizes": i64(sizes)})
+        extra = ["", "scales"] if scales else ["", "", "sizes"]
+        one_node(name, 18, "Resize", floats(rng_for(name), (1, 2, 4, 6)), attrs, inits, extra)
 
 
 def new_operator_at_21_cases():

@@ -388,6 +388,8 @@ TEST_CASE("ScatterElements and ScatterND errors name the node", "[onnx-ops-movem
 
 struct ResizeAttrs {
   std::string mode = "nearest", transform = "half_pixel", nearest = "round_prefer_floor";
+  Ints axes = {};  // Resize-18: the axes scales or sizes list; empty for all
+  std::string policy = "stretch";
 };
 
 // ONNX's Resize written out per axis in double precision: the source
@@ -396,17 +398,34 @@ struct ResizeAttrs {
 NDArray resize_ref(const NDArray& x, const std::vector<double>& scales, const Ints& sizes,
                    const ResizeAttrs& a) {
   const Shape& in = x.shape();
-  Shape out(in.size());
-  std::vector<double> scale(in.size()), length(in.size());
-  for (size_t d = 0; d < in.size(); ++d) {
+  const int64_t rank = static_cast<int64_t>(in.size());
+  Ints axes = a.axes;
+  if (axes.empty())
+    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+  for (int64_t& d : axes) d = d < 0 ? d + rank : d;
+  // An axis not listed keeps scale 1 and its extent.
+  Shape out = in;
+  std::vector<double> scale(in.size(), 1.0), length(in.size());
+  for (size_t d = 0; d < in.size(); ++d) length[d] = static_cast<double>(in[d]);
+  double kept = a.policy == "not_larger" ? 1e30 : 0;  // one scale for keep_aspect_ratio_policy
+  for (size_t i = 0; i < axes.size() && a.policy != "stretch"; ++i) {
+    double r = static_cast<double>(sizes[i]) / static_cast<double>(in[size_t(axes[i])]);
+    kept = a.policy == "not_larger" ? std::min(kept, r) : std::max(kept, r);
+  }
+  for (size_t i = 0; i < axes.size(); ++i) {
+    size_t d = static_cast<size_t>(axes[i]);
     if (!scales.empty()) {
-      scale[d] = static_cast<float>(scales[d]);
+      scale[d] = static_cast<float>(scales[i]);
       length[d] = static_cast<double>(in[d]) * scale[d];
       out[d] = static_cast<int64_t>(std::floor(length[d]));
+    } else if (a.policy != "stretch") {
+      scale[d] = kept;
+      out[d] = static_cast<int64_t>(kept * static_cast<double>(in[d]) + 0.5);
+      length[d] = static_cast<double>(out[d]);
     } else {
-      out[d] = sizes[d];
-      scale[d] = static_cast<double>(sizes[d]) / static_cast<double>(in[d]);
-      length[d] = static_cast<double>(sizes[d]);
+      out[d] = sizes[i];
+      scale[d] = static_cast<double>(sizes[i]) / static_cast<double>(in[d]);
+      length[d] = static_cast<double>(sizes[i]);
     }
   }
   auto source = [&](size_t d, int64_t o) {
@@ -465,9 +484,12 @@ NDArray floats(const std::vector<double>& v) {
 }
 
 Attrs attrs_of(const ResizeAttrs& a) {
-  return {{"mode", a.mode},
-          {"coordinate_transformation_mode", a.transform},
-          {"nearest_mode", a.nearest}};
+  Attrs r = {{"mode", a.mode},
+             {"coordinate_transformation_mode", a.transform},
+             {"nearest_mode", a.nearest}};
+  if (!a.axes.empty()) r["axes"] = a.axes;
+  if (a.policy != "stretch") r["keep_aspect_ratio_policy"] = a.policy;
+  return r;
 }
 
 NodeRun resize(const NDArray& x, const std::vector<double>& scales, const Ints& sizes,
@@ -532,6 +554,61 @@ TEST_CASE("Resize linear: bilinear over the last two axes in every coordinate mo
   expect_close(resize(v, {3, 2}, {}, a).outputs[0], resize_ref(v, {3, 2}, {}, a));
 }
 
+TEST_CASE("Resize-18 axes: scales and sizes list only the given axes", "[onnx-ops-movement]") {
+  NDArray x = random_array(f32, {2, 3, 4, 5}, 22);
+  for (const char* mode : {"nearest", "linear"}) {
+    INFO(mode);
+    ResizeAttrs a{mode, "half_pixel", "round_prefer_floor", {-1, 1}};
+    auto r = resize(x, {1.6, 2}, {}, a, 18);
+    CHECK(r.outputs[0].shape() == Shape{2, 6, 4, 8});
+    expect_close(r.outputs[0], resize_ref(x, {1.6, 2}, {}, a));
+    ResizeAttrs b{mode, "align_corners", "round_prefer_floor", {2}};
+    expect_close(resize(x, {}, {7}, b, 18).outputs[0], resize_ref(x, {}, {7}, b));
+  }
+  ResizeAttrs twice{"nearest", "half_pixel", "round_prefer_floor", {3, -1}};
+  CHECK_THAT(
+      build_error("Resize", {Input::data(x), Input::absent(), Input::constant(floats({2, 2}))},
+                  attrs_of(twice), 18),
+      Catch::Contains("node 'n' (Resize)") && Catch::Contains("repeat axis 3"));
+  ResizeAttrs three{"nearest", "half_pixel", "round_prefer_floor", {2, 3}};
+  CHECK_THAT(
+      build_error("Resize", {Input::data(x), Input::absent(), Input::constant(floats({1, 2, 2}))},
+                  attrs_of(three), 18),
+      Catch::Contains("one entry per axis in 'axes' (2)"));
+}
+
+TEST_CASE("Resize-18 keep_aspect_ratio_policy: one scale over the resized axes",
+          "[onnx-ops-movement]") {
+  NDArray x = random_array(f32, {1, 2, 4, 6}, 23);
+  for (const char* mode : {"nearest", "linear"})
+    for (const char* policy : {"not_larger", "not_smaller"}) {
+      INFO(mode << " " << policy);
+      // 7/4 = 1.75 and 9/6 = 1.5: outputs 6 x 9 (not_larger) or 7 x 11 (not_smaller,
+      // 10.5 rounded half up).
+      ResizeAttrs a{mode, "half_pixel", "round_prefer_floor", {2, -1}, policy};
+      auto r = resize(x, {}, {7, 9}, a, 18);
+      CHECK(r.outputs[0].shape() ==
+            (std::string(policy) == "not_larger" ? Shape{1, 2, 6, 9} : Shape{1, 2, 7, 11}));
+      expect_close(r.outputs[0], resize_ref(x, {}, {7, 9}, a));
+      ResizeAttrs b{mode, "asymmetric", "floor", {2, 3}, policy};
+      expect_close(resize(x, {}, {3, 5}, b, 18).outputs[0], resize_ref(x, {}, {3, 5}, b));
+    }
+  // Without axes every axis counts: the ratio 1 of the first two bounds not_larger.
+  ResizeAttrs all{"nearest", "half_pixel", "round_prefer_floor", {}, "not_larger"};
+  auto r = resize(x, {}, {1, 2, 7, 9}, all, 18);
+  CHECK(r.outputs[0].shape() == x.shape());
+  expect_close(r.outputs[0], resize_ref(x, {}, {1, 2, 7, 9}, all));
+  all.policy = "not_smaller";  // 7/4 resizes the first two axes as well: 2 x 4 x 7 x 11
+  r = resize(x, {}, {1, 2, 7, 9}, all, 18);
+  CHECK(r.outputs[0].shape() == Shape{2, 4, 7, 11});
+  expect_close(r.outputs[0], resize_ref(x, {}, {1, 2, 7, 9}, all));
+  ResizeAttrs with_scales{"nearest", "half_pixel", "round_prefer_floor", {}, "not_larger"};
+  CHECK_THAT(build_error("Resize",
+                         {Input::data(x), Input::absent(), Input::constant(floats({1, 1, 2, 2}))},
+                         attrs_of(with_scales), 18),
+             Catch::Contains("keep_aspect_ratio_policy needs sizes"));
+}
+
 TEST_CASE("Resize refuses what it does not support, each by name", "[onnx-ops-movement]") {
   NDArray x(f32, {1, 1, 2, 2});
   auto err = [&](Attrs extra, int64_t opset = 13) {
@@ -547,9 +624,8 @@ TEST_CASE("Resize refuses what it does not support, each by name", "[onnx-ops-mo
   CHECK_THAT(err({{"antialias", int64_t{1}}}, 18), Catch::Contains("antialias=1 is not supported"));
   CHECK_THAT(err({{"exclude_outside", int64_t{1}}}),
              Catch::Contains("exclude_outside=1 is not supported"));
-  CHECK_THAT(err({{"keep_aspect_ratio_policy", std::string("not_larger")}}, 18),
-             Catch::Contains("keep_aspect_ratio_policy 'not_larger' is not supported"));
-  CHECK_THAT(err({{"axes", Ints{2, 3}}}, 18), Catch::Contains("attribute 'axes' is not supported"));
+  CHECK_THAT(err({{"keep_aspect_ratio_policy", std::string("fit")}}, 18),
+             Catch::Contains("keep_aspect_ratio_policy 'fit' is not one of"));
   CHECK_THAT(err({{"coordinate_transformation_mode", std::string("tf_crop_and_resize")}}),
              Catch::Contains("'tf_crop_and_resize' is not supported"));
   CHECK_THAT(err({}, 10), Catch::Contains("Resize-10"));

@@ -524,10 +524,10 @@ ResizeSpec resize_spec(OpContext& ctx, const TensorValue& in, Shape* out_shape) 
                                       {"ceil", Rounding::Ceil}});
   if (n.attr_int("exclude_outside", 0) != 0) ctx.fail("exclude_outside=1 is not supported");
   if (n.attr_int("antialias", 0) != 0) ctx.fail("antialias=1 is not supported");
-  if (n.has_attr("axes")) ctx.fail("attribute 'axes' is not supported");
-  std::string policy = n.attr_string("keep_aspect_ratio_policy", "stretch");
-  if (policy != "stretch")
-    ctx.fail("keep_aspect_ratio_policy '" + policy + "' is not supported (stretch is)");
+  // keep_aspect_ratio_policy: 0 stretches each axis to its size, -1 (not_larger)
+  // and +1 (not_smaller) resize every listed axis by one scale.
+  int policy = attr_choice<int>(ctx, "keep_aspect_ratio_policy", "stretch",
+                                {{"stretch", 0}, {"not_larger", -1}, {"not_smaller", 1}});
 
   // scales (input 2) or sizes (input 3); an empty scales stands for absent.
   std::vector<double> scales;
@@ -541,32 +541,68 @@ ResizeSpec resize_spec(OpContext& ctx, const TensorValue& in, Shape* out_shape) 
   if (scales.empty() == sizes.empty())
     ctx.fail("needs exactly one of scales (input 2) and sizes (input 3)");
   size_t rank = in.shape.size();
-  if (scales.size() + sizes.size() != rank)
+  // axes (Resize-18): scales or sizes list only these axes, the others keep their extent.
+  std::vector<size_t> listed;
+  if (n.has_attr("axes")) {
+    for (int64_t d :
+         axis_util::normalize_axes(ctx, n.attr_ints("axes"), static_cast<int64_t>(rank)))
+      listed.push_back(static_cast<size_t>(d));
+  } else {
+    for (size_t d = 0; d < rank; ++d) listed.push_back(d);
+  }
+  if (scales.size() + sizes.size() != listed.size())
     ctx.fail(std::string(scales.empty() ? "sizes " + shape_str(sizes) : "scales") +
-             " must have one entry per dimension of an input of rank " + std::to_string(rank));
+             (n.has_attr("axes") ? " must have one entry per axis in 'axes' ("
+                                 : " must have one entry per dimension of an input of rank ") +
+             std::to_string(listed.size()) + (n.has_attr("axes") ? ")" : ""));
+  for (size_t d = 0; d < rank; ++d)
+    if (in.shape[d] == 0) ctx.fail("cannot resize the empty axis " + std::to_string(d));
+  // One scale for every listed axis, as keep_aspect_ratio_policy asks: the
+  // smallest or largest size / input ratio.
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] < 1)
+      ctx.fail("size " + std::to_string(sizes[i]) + " of axis " + std::to_string(listed[i]) +
+               " is not positive");
+  std::optional<float> kept;
+  if (policy != 0) {
+    if (sizes.empty()) ctx.fail("keep_aspect_ratio_policy needs sizes (input 3), not scales");
+    for (size_t i = 0; i < listed.size(); ++i) {
+      float r = static_cast<float>(static_cast<double>(sizes[i]) /
+                                   static_cast<double>(in.shape[listed[i]]));
+      if (!kept || (policy < 0 ? r < *kept : r > *kept)) kept = r;
+    }
+  }
   out_shape->assign(rank, 0);
+  s.axes.assign(rank, ResizeAxis{});
   for (size_t d = 0; d < rank; ++d) {
-    ResizeAxis a;
-    a.in = in.shape[d];
-    if (a.in == 0) ctx.fail("cannot resize the empty axis " + std::to_string(d));
+    ResizeAxis& a = s.axes[d];
+    a.in = a.out = in.shape[d];
+    a.length = static_cast<double>(a.in);
+    (*out_shape)[d] = a.out;
+  }
+  for (size_t i = 0; i < listed.size(); ++i) {
+    size_t d = listed[i];
+    ResizeAxis& a = s.axes[d];
     if (!scales.empty()) {
-      if (!(scales[d] > 0))
-        ctx.fail("scale " + std::to_string(scales[d]) + " of axis " + std::to_string(d) +
+      if (!(scales[i] > 0))
+        ctx.fail("scale " + std::to_string(scales[i]) + " of axis " + std::to_string(d) +
                  " is not positive");
-      a.scale = static_cast<float>(scales[d]);
+      a.scale = static_cast<float>(scales[i]);
       a.length = static_cast<double>(a.in) * static_cast<double>(a.scale);
       a.out = static_cast<int64_t>(std::floor(a.length));
-      if (a.out > INT32_MAX) ctx.fail("axis " + std::to_string(d) + " is resized beyond 2^31");
+    } else if (kept) {
+      // The output extent rounds scale * input half up (ONNX's definition).
+      a.scale = *kept;
+      a.out = static_cast<int64_t>(
+          std::floor(static_cast<double>(*kept) * static_cast<double>(a.in) + 0.5));
+      a.length = static_cast<double>(a.out);
     } else {
-      if (sizes[d] < 1)
-        ctx.fail("size " + std::to_string(sizes[d]) + " of axis " + std::to_string(d) +
-                 " is not positive");
-      a.out = sizes[d];
+      a.out = sizes[i];
       a.scale = static_cast<float>(static_cast<double>(a.out) / static_cast<double>(a.in));
       a.length = static_cast<double>(a.out);
     }
+    if (a.out > INT32_MAX) ctx.fail("axis " + std::to_string(d) + " is resized beyond 2^31");
     (*out_shape)[d] = a.out;
-    s.axes.push_back(a);
   }
   return s;
 }
