@@ -399,6 +399,16 @@ def resize_cases():
         inits = ({"scales": np.array(scales, np.float32)} if scales else {"sizes": i64(sizes)})
         extra = ["", "scales"] if scales else ["", "", "sizes"]
         one_node(name, 18, "Resize", floats(rng_for(name), (1, 2, 4, 6)), attrs, inits, extra)
+    # antialias (linear, downsampling: the triangle filter widened by 1 / scale).
+    for name, attrs, scales, sizes in (
+            ("resize_linear_antialias_18", {"mode": "linear", "antialias": 1}, [1, 1, 0.4, 0.6],
+             None),
+            ("resize_linear_antialias_exclude_outside_axes_18",
+             {"mode": "linear", "antialias": 1, "exclude_outside": 1,
+              "coordinate_transformation_mode": "asymmetric", "axes": [3, 2]}, None, [4, 3])):
+        inits = ({"scales": np.array(scales, np.float32)} if scales else {"sizes": i64(sizes)})
+        extra = ["", "scales"] if scales else ["", "", "sizes"]
+        one_node(name, 18, "Resize", floats(rng_for(name), (1, 2, 7, 9)), attrs, inits, extra)
 
 
 def new_operator_at_21_cases():
@@ -495,11 +505,11 @@ def refusal_cases():
             [node("Split", ["x"], ["a", "b", "c", "d"], name="split", num_outputs=4)],
             [f32("x", [5])], [f32(o, None) for o in "abcd"],
             "node 'split' (Split): axis 0 of extent 5 does not split into 4 parts of 2")
-    refusal("resize_antialias_18", 18,
-            [node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="linear",
+    refusal("resize_cubic_antialias_18", 18,
+            [node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="cubic",
                   antialias=1)],
             [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 2, 2])],
-            "node 'resize' (Resize): antialias=1 is not supported",
+            "node 'resize' (Resize): mode 'cubic' is not supported",
             {"scales": np.array([1.0, 1.0, 0.5, 0.5], np.float32)})
     refusal("resize_half_pixel_symmetric_19", 19,
             [node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="linear",

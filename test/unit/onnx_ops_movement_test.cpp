@@ -390,6 +390,7 @@ struct ResizeAttrs {
   std::string mode = "nearest", transform = "half_pixel", nearest = "round_prefer_floor";
   Ints axes = {};  // Resize-18: the axes scales or sizes list; empty for all
   std::string policy = "stretch";
+  bool antialias = false, exclude_outside = false;
 };
 
 // ONNX's Resize written out per axis in double precision: the source
@@ -453,6 +454,19 @@ NDArray resize_ref(const NDArray& x, const std::vector<double>& scales, const In
                    : a.nearest == "round_prefer_ceil" ? (frac >= 0.5 ? lo + 1 : lo)
                                                       : (frac > 0.5 ? lo + 1 : lo);
         taps[d] = {{static_cast<int64_t>(clamp(d, i)), 1.0}};
+      } else if (a.antialias && scale[d] < 1) {
+        // The triangle filter widened by 1 / scale around c, from the input
+        // strictly left of c; edges repeat, or weigh 0 with exclude_outside.
+        double left = std::ceil(c) - 1, ratio = c - left, total = 0;
+        int64_t start = static_cast<int64_t>(std::floor(-1 / scale[d])) + 1;
+        for (int64_t j = start; j < 2 - start; ++j) {
+          double w = std::max(0.0, 1 - std::abs((static_cast<double>(j) - ratio) * scale[d]));
+          int64_t i = static_cast<int64_t>(left) + j;
+          if (a.exclude_outside && (i < 0 || i >= in[d])) w = 0;
+          taps[d].push_back({std::clamp<int64_t>(i, 0, in[d] - 1), w});
+          total += w;
+        }
+        for (auto& tap : taps[d]) tap.second /= total;
       } else {
         double cc = clamp(d, c), l = std::floor(cc);
         int64_t li = static_cast<int64_t>(l), hi = std::min(li + 1, in[d] - 1);
@@ -489,6 +503,8 @@ Attrs attrs_of(const ResizeAttrs& a) {
              {"nearest_mode", a.nearest}};
   if (!a.axes.empty()) r["axes"] = a.axes;
   if (a.policy != "stretch") r["keep_aspect_ratio_policy"] = a.policy;
+  if (a.antialias) r["antialias"] = int64_t{1};
+  if (a.exclude_outside) r["exclude_outside"] = int64_t{1};
   return r;
 }
 
@@ -609,6 +625,24 @@ TEST_CASE("Resize-18 keep_aspect_ratio_policy: one scale over the resized axes",
              Catch::Contains("keep_aspect_ratio_policy needs sizes"));
 }
 
+TEST_CASE("Resize-18 antialias: linear downsampling through the widened triangle filter",
+          "[onnx-ops-movement]") {
+  NDArray x = random_array(f32, {1, 2, 7, 9}, 24);
+  for (const char* t : {"half_pixel", "asymmetric", "pytorch_half_pixel"})
+    for (bool exclude : {false, true}) {
+      INFO(t << " exclude_outside " << exclude);
+      ResizeAttrs a{"linear", t, "round_prefer_floor", {}, "stretch", true, exclude};
+      // 0.4 (five taps), 0.5 (four), and 1.5: upsampling is plain linear.
+      expect_close(resize(x, {1, 1, 0.4, 0.5}, {}, a, 18).outputs[0],
+                   resize_ref(x, {1, 1, 0.4, 0.5}, {}, a));
+      expect_close(resize(x, {1, 1, 0.3, 1.5}, {}, a, 18).outputs[0],
+                   resize_ref(x, {1, 1, 0.3, 1.5}, {}, a));
+      ResizeAttrs b = a;
+      b.axes = {3};
+      expect_close(resize(x, {}, {4}, b, 18).outputs[0], resize_ref(x, {}, {4}, b));
+    }
+}
+
 TEST_CASE("Resize refuses what it does not support, each by name", "[onnx-ops-movement]") {
   NDArray x(f32, {1, 1, 2, 2});
   auto err = [&](Attrs extra, int64_t opset = 13) {
@@ -621,9 +655,15 @@ TEST_CASE("Resize refuses what it does not support, each by name", "[onnx-ops-mo
   CHECK_THAT(
       err({{"mode", std::string("cubic")}}),
       Catch::Contains("node 'n' (Resize)") && Catch::Contains("mode 'cubic' is not supported"));
-  CHECK_THAT(err({{"antialias", int64_t{1}}}, 18), Catch::Contains("antialias=1 is not supported"));
+  CHECK_THAT(err({{"antialias", int64_t{1}}}, 18),
+             Catch::Contains("antialias=1 is only supported with mode 'linear'"));
+  CHECK_THAT(err({{"mode", std::string("linear")},
+                  {"coordinate_transformation_mode", std::string("align_corners")},
+                  {"antialias", int64_t{1}}},
+                 18),
+             Catch::Contains("antialias=1 with align_corners is not supported"));
   CHECK_THAT(err({{"exclude_outside", int64_t{1}}}),
-             Catch::Contains("exclude_outside=1 is not supported"));
+             Catch::Contains("exclude_outside=1 is only supported with mode 'linear'"));
   CHECK_THAT(err({{"keep_aspect_ratio_policy", std::string("fit")}}, 18),
              Catch::Contains("keep_aspect_ratio_policy 'fit' is not one of"));
   CHECK_THAT(err({{"coordinate_transformation_mode", std::string("tf_crop_and_resize")}}),

@@ -452,6 +452,7 @@ struct ResizeSpec {
   Transform transform = Transform::HalfPixel;
   Rounding rounding = Rounding::RoundPreferFloor;
   bool linear = false;
+  bool antialias = false, exclude_outside = false;
 };
 
 // Whether the axis is not resized: an output index reads the same input index
@@ -483,6 +484,39 @@ bool identity_axis(const ResizeSpec& s, const ResizeAxis& a) {
   return true;
 }
 
+Expr interpolate(const TensorValue& in, const ResizeSpec& s, const std::vector<size_t>& axes,
+                 size_t k, std::vector<Expr> src, const std::vector<Expr>& idx);
+
+// Linear interpolation along a downsampled axis with antialias=1, as ONNX
+// defines it: the triangle filter widened by 1 / scale, over the 2 - 2 * start
+// inputs around the coordinate c (start = floor(-1 / scale) + 1, counted from
+// the input left of c, strictly left when c is whole), its weights normalized.
+// Inputs beyond the edges repeat the edge, or with exclude_outside weigh 0.
+Expr antialias_blend(const TensorValue& in, const ResizeSpec& s, const std::vector<size_t>& axes,
+                     size_t k, std::vector<Expr> src, const std::vector<Expr>& idx) {
+  size_t d = axes[k];
+  const ResizeAxis& a = s.axes[d];
+  DataType t = idx[d].dtype();
+  Expr c = source_coordinate(a, s.transform, make_cast(DataType::float32(), idx[d]));
+  Expr left = ceil_of(c) - lit(c, 1);
+  Expr ratio = c - left;
+  int64_t start = static_cast<int64_t>(std::floor(-1.0f / a.scale)) + 1;
+  std::optional<Expr> sum, total;
+  for (int64_t j = start; j < 2 - start; ++j) {
+    Expr arg = (lit(c, static_cast<double>(j)) - ratio) * lit(c, a.scale);
+    Expr w = max(lit(c, 0), lit(c, 1) - max(arg, lit(c, 0) - arg));
+    Expr i = make_cast(t, left) + make_int(j, t);
+    if (s.exclude_outside)
+      w = make_select(i < make_int(0, t), lit(c, 0),
+                      make_select(make_int(a.in - 1, t) < i, lit(c, 0), w));
+    src[d] = min(max(i, make_int(0, t)), make_int(a.in - 1, t));
+    Expr v = interpolate(in, s, axes, k + 1, src, idx) * w;
+    sum = sum ? *sum + v : v;
+    total = total ? *total + w : w;
+  }
+  return *sum / *total;
+}
+
 // in[src] blended along `axes` (from position k on): (1 - w) * lower + w * upper.
 Expr interpolate(const TensorValue& in, const ResizeSpec& s, const std::vector<size_t>& axes,
                  size_t k, std::vector<Expr> src, const std::vector<Expr>& idx) {
@@ -490,6 +524,7 @@ Expr interpolate(const TensorValue& in, const ResizeSpec& s, const std::vector<s
   size_t d = axes[k];
   const ResizeAxis& a = s.axes[d];
   DataType t = idx[d].dtype();
+  if (s.antialias && a.scale < 1) return antialias_blend(in, s, axes, k, std::move(src), idx);
   Expr c = clamp_of(source_coordinate(a, s.transform, make_cast(DataType::float32(), idx[d])),
                     static_cast<float>(a.in - 1));
   Expr lower = floor_of(c);
@@ -522,8 +557,15 @@ ResizeSpec resize_spec(OpContext& ctx, const TensorValue& in, Shape* out_shape) 
                                       {"round_prefer_ceil", Rounding::RoundPreferCeil},
                                       {"floor", Rounding::Floor},
                                       {"ceil", Rounding::Ceil}});
-  if (n.attr_int("exclude_outside", 0) != 0) ctx.fail("exclude_outside=1 is not supported");
-  if (n.attr_int("antialias", 0) != 0) ctx.fail("antialias=1 is not supported");
+  // Both change linear interpolation only (antialias only where it downsamples);
+  // exclude_outside changes nothing there without antialias.
+  s.antialias = n.attr_int("antialias", 0) != 0;
+  s.exclude_outside = n.attr_int("exclude_outside", 0) != 0;
+  if (s.antialias && !s.linear) ctx.fail("antialias=1 is only supported with mode 'linear'");
+  if (s.antialias && s.transform == Transform::AlignCorners)
+    ctx.fail("antialias=1 with align_corners is not supported");
+  if (s.exclude_outside && !s.linear)
+    ctx.fail("exclude_outside=1 is only supported with mode 'linear'");
   // keep_aspect_ratio_policy: 0 stretches each axis to its size, -1 (not_larger)
   // and +1 (not_smaller) resize every listed axis by one scale.
   int policy = attr_choice<int>(ctx, "keep_aspect_ratio_policy", "stretch",
