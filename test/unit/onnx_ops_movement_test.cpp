@@ -738,6 +738,20 @@ TEST_CASE("Data-movement kernels lower and compile for x86", "[onnx-ops-movement
        {Input::data(x), Input::absent(), Input::constant(floats({1, 1, 1.5, 2}))},
        attrs_of({"linear", "half_pixel", "round_prefer_floor"}),
        13},
+      // Resize-18: axes, keep_aspect_ratio_policy, antialias with exclude_outside.
+      {"Resize",
+       {Input::data(x), Input::absent(), Input::constant(floats({1.5, 2}))},
+       attrs_of({"linear", "half_pixel", "round_prefer_floor", {-1, 2}}),
+       18},
+      {"Resize",
+       {Input::data(x), Input::absent(), Input::absent(), Input::constant(ints({4, 7}))},
+       attrs_of({"nearest", "half_pixel", "round_prefer_floor", {2, 3}, "not_smaller"}),
+       18},
+      {"Resize",
+       {Input::data(random_array(f32, {1, 2, 7, 9}, 26)), Input::absent(),
+        Input::constant(floats({1, 1, 0.4, 0.5}))},
+       attrs_of({"linear", "half_pixel", "round_prefer_floor", {}, "stretch", true, true}),
+       18},
   };
   int compiled = compile_for_x86(kernels);
   CHECK(compiled >= static_cast<int>(kernels.size()));
