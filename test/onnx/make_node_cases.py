@@ -379,7 +379,14 @@ def resize_cases():
              [1, 1, 5, 7]),
             ("resize_nearest_pytorch_half_pixel_ceil_19", 19,
              {"mode": "nearest", "coordinate_transformation_mode": "pytorch_half_pixel",
-              "nearest_mode": "round_prefer_ceil"}, [1.0, 1.0, 1.5, 0.75], None)):
+              "nearest_mode": "round_prefer_ceil"}, [1.0, 1.0, 1.5, 0.75], None),
+            # Resize-19's mode: scales whose output extents round down (6.8 -> 6, 2.8 -> 2).
+            ("resize_linear_half_pixel_symmetric_19", 19,
+             {"mode": "linear", "coordinate_transformation_mode": "half_pixel_symmetric"},
+             [1.0, 1.0, 1.7, 0.7], None),
+            ("resize_nearest_half_pixel_symmetric_19", 19,
+             {"mode": "nearest", "coordinate_transformation_mode": "half_pixel_symmetric"},
+             [1.0, 1.0, 0.7, 1.7], None)):
         inits = ({"scales": np.array(scales, np.float32)} if scales else {"sizes": i64(sizes)})
         extra = ["", "scales"] if scales else ["", "", "sizes"]
         one_node(name, opset, "Resize", floats(rng_for(name), (1, 1, 4, 4)), attrs, inits, extra)
@@ -511,13 +518,6 @@ def refusal_cases():
             [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 2, 2])],
             "node 'resize' (Resize): mode 'cubic' is not supported",
             {"scales": np.array([1.0, 1.0, 0.5, 0.5], np.float32)})
-    refusal("resize_half_pixel_symmetric_19", 19,
-            [node("Resize", ["x", "", "scales"], ["y"], name="resize", mode="linear",
-                  coordinate_transformation_mode="half_pixel_symmetric")],
-            [f32("x", [1, 1, 4, 4])], [f32("y", [1, 1, 8, 8])],
-            "node 'resize' (Resize): coordinate_transformation_mode 'half_pixel_symmetric' is "
-            "not supported",
-            {"scales": np.array([1.0, 1.0, 2.0, 2.0], np.float32)})
 
 
 def main():

@@ -433,6 +433,8 @@ NDArray resize_ref(const NDArray& x, const std::vector<double>& scales, const In
     double xo = static_cast<double>(o), n = static_cast<double>(in[d]);
     if (out[d] == in[d] && scale[d] == 1) return xo;  // an axis not resized
     if (a.transform == "half_pixel") return (xo + 0.5) / scale[d] - 0.5;
+    if (a.transform == "half_pixel_symmetric")
+      return n / 2 * (1 - static_cast<double>(out[d]) / length[d]) + (xo + 0.5) / scale[d] - 0.5;
     if (a.transform == "pytorch_half_pixel")
       return length[d] > 1 ? (xo + 0.5) / scale[d] - 0.5 : 0.0;
     if (a.transform == "align_corners")
@@ -520,13 +522,18 @@ TEST_CASE("Resize nearest: every nearest_mode and coordinate mode, scales and si
           "[onnx-ops-movement]") {
   NDArray x = random_array(f32, {1, 2, 3, 4}, 17);
   for (const char* t :
-       {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel", "tf_half_pixel_for_nn"})
+       {"half_pixel", "half_pixel_symmetric", "asymmetric", "align_corners", "pytorch_half_pixel",
+        "tf_half_pixel_for_nn"})
     for (const char* m : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
       ResizeAttrs a{"nearest", t, m};
       INFO(t << " " << m);
-      expect_close(resize(x, {1, 1, 2, 0.5}, {}, a).outputs[0],
+      const int64_t opset = std::string(t) == "half_pixel_symmetric" ? 19 : 13;
+      expect_close(resize(x, {1, 1, 2, 0.5}, {}, a, opset).outputs[0],
                    resize_ref(x, {1, 1, 2, 0.5}, {}, a));
-      expect_close(resize(x, {}, {1, 1, 5, 7}, a).outputs[0], resize_ref(x, {}, {1, 1, 5, 7}, a));
+      expect_close(resize(x, {1, 1, 1.7, 0.7}, {}, a, opset).outputs[0],
+                   resize_ref(x, {1, 1, 1.7, 0.7}, {}, a));
+      expect_close(resize(x, {}, {1, 1, 5, 7}, a, opset).outputs[0],
+                   resize_ref(x, {}, {1, 1, 5, 7}, a));
     }
   // Opset 11 passes an empty scales with sizes, and a roi it ignores.
   NDArray y = random_array(i64, {2, 3}, 18);
@@ -557,14 +564,23 @@ TEST_CASE("Resize nearest by whole factors reads through integer indices", "[onn
 TEST_CASE("Resize linear: bilinear over the last two axes in every coordinate mode",
           "[onnx-ops-movement]") {
   NDArray x = random_array(f32, {1, 2, 3, 4}, 20);
-  for (const char* t : {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"}) {
+  for (const char* t : {"half_pixel", "half_pixel_symmetric", "asymmetric", "align_corners",
+                        "pytorch_half_pixel"}) {
     ResizeAttrs a{"linear", t, "round_prefer_floor"};
     INFO(t);
-    expect_close(resize(x, {1, 1, 2, 1.5}, {}, a).outputs[0], resize_ref(x, {1, 1, 2, 1.5}, {}, a));
-    expect_close(resize(x, {1, 1, 0.6, 0.6}, {}, a).outputs[0],
+    const int64_t opset = std::string(t) == "half_pixel_symmetric" ? 19 : 13;
+    expect_close(resize(x, {1, 1, 2, 1.5}, {}, a, opset).outputs[0],
+                 resize_ref(x, {1, 1, 2, 1.5}, {}, a));
+    expect_close(resize(x, {1, 1, 0.6, 0.6}, {}, a, opset).outputs[0],
                  resize_ref(x, {1, 1, 0.6, 0.6}, {}, a));
-    expect_close(resize(x, {}, {1, 2, 1, 7}, a).outputs[0], resize_ref(x, {}, {1, 2, 1, 7}, a));
+    expect_close(resize(x, {}, {1, 2, 1, 7}, a, opset).outputs[0],
+                 resize_ref(x, {}, {1, 2, 1, 7}, a));
   }
+  // half_pixel_symmetric is Resize-19's.
+  CHECK_THAT(build_error("Resize",
+                        {Input::data(x), Input::absent(), Input::constant(floats({1, 1, 2, 2}))},
+                        attrs_of({"linear", "half_pixel_symmetric", "floor"}), 18),
+             Catch::Contains("'half_pixel_symmetric' is Resize-19's; opset 18 means Resize-18"));
   NDArray v = random_array(f32, {1, 3}, 21);  // an axis of extent 1 reads index 0
   ResizeAttrs a{"linear", "half_pixel", "round_prefer_floor"};
   expect_close(resize(v, {3, 2}, {}, a).outputs[0], resize_ref(v, {3, 2}, {}, a));

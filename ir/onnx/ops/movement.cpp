@@ -334,7 +334,14 @@ std::vector<TensorValue> build_scatter_nd(OpContext& ctx) {
 
 // ---- Resize ---------------------------------------------------------------------
 
-enum class Transform { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNN };
+enum class Transform {
+  HalfPixel,
+  HalfPixelSymmetric,
+  PytorchHalfPixel,
+  AlignCorners,
+  Asymmetric,
+  TfHalfPixelForNN
+};
 enum class Rounding { RoundPreferFloor, RoundPreferCeil, Floor, Ceil };
 
 // One axis of a resize: the extents and the scale and resized length ONNX's
@@ -380,6 +387,12 @@ F source_coordinate(const ResizeAxis& a, Transform mode, const F& x) {
   switch (mode) {
     case Transform::HalfPixel:
       return (x + lit(x, 0.5)) / lit(x, a.scale) - lit(x, 0.5);
+    case Transform::HalfPixelSymmetric: {
+      // Resize-19: half_pixel with the input's center kept at the output's
+      // center when the output extent is the resized length rounded down.
+      const double offset = static_cast<double>(a.in) / 2 * (1 - static_cast<double>(a.out) / a.length);
+      return lit(x, offset) + (x + lit(x, 0.5)) / lit(x, a.scale) - lit(x, 0.5);
+    }
     case Transform::PytorchHalfPixel:
       return a.length > 1 ? (x + lit(x, 0.5)) / lit(x, a.scale) - lit(x, 0.5) : lit(x, 0);
     case Transform::AlignCorners:
@@ -547,11 +560,15 @@ ResizeSpec resize_spec(OpContext& ctx, const TensorValue& in, Shape* out_shape) 
       attr_choice<bool>(ctx, "mode", "nearest", {{"nearest", false}, {"linear", true}}, {"cubic"});
   s.transform = attr_choice<Transform>(ctx, "coordinate_transformation_mode", "half_pixel",
                                        {{"half_pixel", Transform::HalfPixel},
+                                        {"half_pixel_symmetric", Transform::HalfPixelSymmetric},
                                         {"pytorch_half_pixel", Transform::PytorchHalfPixel},
                                         {"align_corners", Transform::AlignCorners},
                                         {"asymmetric", Transform::Asymmetric},
                                         {"tf_half_pixel_for_nn", Transform::TfHalfPixelForNN}},
-                                       {"tf_crop_and_resize", "half_pixel_symmetric"});
+                                       {"tf_crop_and_resize"});
+  if (s.transform == Transform::HalfPixelSymmetric && ctx.version() < 19)
+    ctx.fail("coordinate_transformation_mode 'half_pixel_symmetric' is Resize-19's; opset " +
+             std::to_string(ctx.opset()) + " means Resize-" + std::to_string(ctx.version()));
   s.rounding = attr_choice<Rounding>(ctx, "nearest_mode", "round_prefer_floor",
                                      {{"round_prefer_floor", Rounding::RoundPreferFloor},
                                       {"round_prefer_ceil", Rounding::RoundPreferCeil},
