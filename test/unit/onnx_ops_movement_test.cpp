@@ -510,6 +510,11 @@ Attrs attrs_of(const ResizeAttrs& a) {
   return r;
 }
 
+// The opset the coordinate modes' tests run at: 13, or 19 for Resize-19's mode.
+int64_t opset_for(const ResizeAttrs& a) {
+  return a.transform == "half_pixel_symmetric" ? 19 : 13;
+}
+
 NodeRun resize(const NDArray& x, const std::vector<double>& scales, const Ints& sizes,
                const ResizeAttrs& a, int64_t opset = 13) {
   std::vector<Input> ins = {Input::data(x), Input::absent()};
@@ -527,7 +532,7 @@ TEST_CASE("Resize nearest: every nearest_mode and coordinate mode, scales and si
     for (const char* m : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"}) {
       ResizeAttrs a{"nearest", t, m};
       INFO(t << " " << m);
-      const int64_t opset = std::string(t) == "half_pixel_symmetric" ? 19 : 13;
+      const int64_t opset = opset_for(a);
       expect_close(resize(x, {1, 1, 2, 0.5}, {}, a, opset).outputs[0],
                    resize_ref(x, {1, 1, 2, 0.5}, {}, a));
       expect_close(resize(x, {1, 1, 1.7, 0.7}, {}, a, opset).outputs[0],
@@ -568,7 +573,7 @@ TEST_CASE("Resize linear: bilinear over the last two axes in every coordinate mo
                         "pytorch_half_pixel"}) {
     ResizeAttrs a{"linear", t, "round_prefer_floor"};
     INFO(t);
-    const int64_t opset = std::string(t) == "half_pixel_symmetric" ? 19 : 13;
+    const int64_t opset = opset_for(a);
     expect_close(resize(x, {1, 1, 2, 1.5}, {}, a, opset).outputs[0],
                  resize_ref(x, {1, 1, 2, 1.5}, {}, a));
     expect_close(resize(x, {1, 1, 0.6, 0.6}, {}, a, opset).outputs[0],
