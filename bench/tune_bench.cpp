@@ -1,14 +1,23 @@
-// The tuner on LoopTune's matmul nests (issue 12's table): for a fixed sample
-// of the test split, GFLOPS of the untuned nest, of the rule default and of
-// oneDNN, and the best GFLOPS each search strategy finds within each time
-// budget; then per strategy and budget the geomean speedup over the untuned
-// nest and over the rule default, the ratio to oneDNN, the candidates measured
-// and the states explored per second; and the candidate throughput.
+// The tuner on LoopTune's matmul nests (issue 12's table; convolutions with
+// --set conv): for a fixed sample of the test split, GFLOPS of the untuned
+// nest, of the rule default and of oneDNN, and the best GFLOPS each search
+// strategy finds within each time budget; then per strategy and budget the
+// geomean speedup over the untuned nest and over the rule default, the ratio
+// to oneDNN and to the best any strategy found for the nest, the candidates
+// measured and the states explored per second; and the candidate throughput.
 //
-//   tirc_tune_bench [--quick] [--sample N | --matmul-bench-shapes] [--budgets 1,10,60]
+//   tirc_tune_bench [--quick] [--sample N | --matmul-bench-shapes]
+//                   [--set matmul|conv|depthwise]
+//                   [--budgets 1,10,60]
 //                   [--strategies greedy,greedy2,beam,beam-dfs,random,evolutionary,
 //                                 policy,policy-beam] [--policy FILE]
-//                   [--threads N] [--start plain|default] [-v]
+//                   [--threads N] [--start plain|default] [--target NAME] [-v]
+//
+// --set conv: the test split of the convolution set instead of the matmuls;
+// --set depthwise: the depthwise set, in no training set (neither has a
+// oneDNN column). --target x86-64-avx2: rules, searches and measurements
+// for that target on this machine (a policy trained for AVX-512 then shows
+// how it transfers).
 //
 // --policy: the trained loop policy (tirc train-policy) the policy
 // strategies use; "policy" is its greedy rollout, timed without measurement
@@ -77,7 +86,16 @@ struct Options {
   bool budgets_given = false;
   bool verbose = false;  // -v: each search's best state (its actions) on stderr
   bool bench_shapes = false;  // --matmul-bench-shapes
+  std::string set = "matmul";  // --set matmul|conv|depthwise
+  std::string target;         // --target NAME (empty: the host's)
   std::string policy;         // --policy FILE: the network of policy, policy-beam
+};
+
+// One nest of the run: its kernel, and its matmul shape when oneDNN can run it.
+struct Nest {
+  std::string name;
+  PrimFunc func;
+  std::optional<MatmulShape> matmul;
 };
 
 // One strategy at one budget on one nest.
@@ -89,7 +107,6 @@ struct Run {
 };
 
 struct NestResult {
-  MatmulShape shape;
   double plain = NAN, rules = NAN, onednn = NAN;  // GFLOPS
   std::vector<Run> runs;                          // strategies x budgets, strategy slowest
 };
@@ -121,15 +138,41 @@ std::string budget_label(double b) {
   return buf;
 }
 
-// Every k-th entry of the test split, in order, for n entries.
-std::vector<MatmulShape> test_sample(int n) {
-  std::vector<MatmulShape> test;
-  for (const MatmulShape& s : matmul_looptune_shapes())
+// n entries of `all` taken every k-th, in order (all when it has no more).
+template <typename T>
+std::vector<T> every_kth(const std::vector<T>& all, int n) {
+  const size_t want = std::min(static_cast<size_t>(std::max(n, 1)), all.size());
+  const size_t step = std::max<size_t>(1, all.size() / std::max<size_t>(want, 1));
+  std::vector<T> out;
+  for (size_t i = 0; i < all.size() && out.size() < want; i += step) out.push_back(all[i]);
+  return out;
+}
+
+// n nests of the test split of `shapes` (every k-th, in order).
+template <typename T>
+std::vector<T> test_sample(const std::vector<T>& shapes, int n) {
+  std::vector<T> test;
+  for (const T& s : shapes)
     if (in_test_split(s.name())) test.push_back(s);
-  const size_t want = std::min(static_cast<size_t>(std::max(n, 1)), test.size());
-  const size_t step = std::max<size_t>(1, test.size() / want);
-  std::vector<MatmulShape> out;
-  for (size_t i = 0; i < test.size() && out.size() < want; i += step) out.push_back(test[i]);
+  return every_kth(test, n);
+}
+
+std::vector<Nest> nests(const Options& opt) {
+  std::vector<Nest> out;
+  const int n = opt.quick ? 3 : opt.sample;
+  if (opt.set == "conv") {
+    for (const ConvShape& s : test_sample(conv_shapes(), n))
+      out.push_back({s.name(), conv_func(s), {}});
+    return out;
+  }
+  if (opt.set == "depthwise") {
+    for (const DepthwiseShape& s : every_kth(depthwise_shapes(), n))
+      out.push_back({s.name(), depthwise_func(s), {}});
+    return out;
+  }
+  for (const MatmulShape& s :
+       opt.bench_shapes ? matmul_bench_shapes(opt.quick) : test_sample(matmul_looptune_shapes(), n))
+    out.push_back({s.name(), matmul_func(s), s});
   return out;
 }
 
@@ -193,9 +236,8 @@ void expansion_rate(const LoopEnv& env, const std::vector<LoopState>& starts, in
 }
 
 int run(const Options& opt) {
-  const std::vector<MatmulShape> shapes =
-      opt.bench_shapes ? matmul_bench_shapes(opt.quick) : test_sample(opt.quick ? 3 : opt.sample);
-  const Target target = host_target();
+  const std::vector<Nest> shapes = nests(opt);
+  const Target target = opt.target.empty() ? host_target() : parse_target(opt.target);
   const FmaPeak peak = measure_fma_peak(opt.threads, opt.quick ? 0.1 : 0.5);
   const CpuModel cpu = host_cpu_model(target);
   const dnnl_version_t* v = dnnl_version();
@@ -211,7 +253,10 @@ int run(const Options& opt) {
   std::printf(
       "# %zu nests (%s); start: %s; budgets per nest and strategy: %s; strategies: %s\n",
       shapes.size(),
-      opt.bench_shapes ? "tirc_matmul_bench's shapes" : "of the test split of LoopTune's matmuls",
+      opt.set == "conv"        ? "of the test split of the convolution set"
+      : opt.set == "depthwise" ? "of the depthwise set"
+      : opt.bench_shapes       ? "tirc_matmul_bench's shapes"
+                               : "of the test split of LoopTune's matmuls",
       opt.start_default ? "rule default" : "untuned nest", budgets.c_str(), strategies.c_str());
 
   const LoopEnv env(EnvOptions{.threads = opt.threads});
@@ -247,12 +292,11 @@ int run(const Options& opt) {
   long total_trials = 0;
   double total_search_seconds = 0;
   std::vector<double> rollout_seconds;  // the policy's rollout per nest
-  for (const MatmulShape& shape : shapes) {
+  for (const Nest& nest : shapes) {
     NestResult r;
-    r.shape = shape;
-    const std::string name = shape.name();
+    const std::string& name = nest.name;
     IRModule mod;
-    const PrimFunc func = matmul_func(shape);
+    const PrimFunc& func = nest.func;
     mod.add(name, func);
     const AutoScheduleResult rules = auto_schedule(mod, RuleContext{.cpu = cpu});
 
@@ -325,7 +369,7 @@ int run(const Options& opt) {
       if (opt.threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(250));
     };
     settle();
-    r.onednn = onednn_gflops(shape, opt.quick);
+    if (nest.matmul) r.onednn = onednn_gflops(*nest.matmul, opt.quick);
     settle();
 
     std::printf("%-14s %8s %8s %8s |", name.c_str(), fmt(r.plain).c_str(), fmt(r.rules).c_str(),
@@ -337,21 +381,27 @@ int run(const Options& opt) {
     results.push_back(std::move(r));
   }
 
-  std::vector<double> plain, rules, onednn;
+  // best: per nest, the fastest of the default and every search's best.
+  std::vector<double> plain, rules, onednn, best;
   for (const NestResult& r : results) {
     plain.push_back(r.plain);
     rules.push_back(r.rules);
     onednn.push_back(r.onednn);
+    double b = std::isnan(r.rules) ? 0 : r.rules;
+    for (const Run& run : r.runs)
+      if (!std::isnan(run.gflops)) b = std::max(b, run.gflops);
+    best.push_back(b > 0 ? b : NAN);
   }
   std::printf("\nSummary over %zu nests (geomeans; start: %s)\n", results.size(),
               opt.start_default ? "rule default" : "untuned nest");
-  std::printf("%-10s %7s | %9s %9s %9s | %7s %7s | %9s %9s\n", "strategy", "budget", "/untuned",
-              "/default", "/oneDNN", ">5%", "failed", "trials", "states/s");
-  std::printf("%-10s %7s | %9s %9s %9s | %7s %7s | %9s %9s\n", "untuned", "", "1.000",
-              geomean(plain, rules).c_str(), geomean(plain, onednn).c_str(), "", "", "", "");
-  std::printf("%-10s %7s | %9s %9s %9s | %7s %7s | %9s %9s\n", "default", "",
-              geomean(rules, plain).c_str(), "1.000", geomean(rules, onednn).c_str(), "", "", "",
-              "");
+  std::printf("%-11s %7s | %9s %9s %9s %9s | %7s %7s | %9s %9s\n", "strategy", "budget",
+              "/untuned", "/default", "/oneDNN", "/best", ">5%", "failed", "trials", "states/s");
+  std::printf("%-11s %7s | %9s %9s %9s %9s | %7s %7s | %9s %9s\n", "untuned", "", "1.000",
+              geomean(plain, rules).c_str(), geomean(plain, onednn).c_str(),
+              geomean(plain, best).c_str(), "", "", "", "");
+  std::printf("%-11s %7s | %9s %9s %9s %9s | %7s %7s | %9s %9s\n", "default", "",
+              geomean(rules, plain).c_str(), "1.000", geomean(rules, onednn).c_str(),
+              geomean(rules, best).c_str(), "", "", "", "");
   const std::vector<double>& start_gflops = opt.start_default ? rules : plain;
   for (size_t si = 0; si < opt.strategies.size(); ++si)
     for (size_t bi = 0; bi < opt.budgets.size(); ++bi) {
@@ -370,14 +420,17 @@ int run(const Options& opt) {
         if (run.gflops > 1.05 * start_gflops[i]) ++improved;
       }
       const double n = static_cast<double>(std::max<size_t>(results.size(), 1));
-      std::printf("%-10s %7s | %9s %9s %9s | %7d %7d | %9s %9s\n", opt.strategies[si].c_str(),
-                  budget_label(opt.budgets[bi]).c_str(), geomean(tuned, plain).c_str(),
-                  geomean(tuned, rules).c_str(), geomean(tuned, onednn).c_str(), improved, failed,
+      std::printf("%-11s %7s | %9s %9s %9s %9s | %7d %7d | %9s %9s\n",
+                  opt.strategies[si].c_str(), budget_label(opt.budgets[bi]).c_str(),
+                  geomean(tuned, plain).c_str(), geomean(tuned, rules).c_str(),
+                  geomean(tuned, onednn).c_str(), geomean(tuned, best).c_str(), improved, failed,
                   fmt(trials / n).c_str(),
                   fmt(seconds > 0 ? static_cast<double>(states) / seconds : NAN, "%.0f").c_str());
     }
   std::printf(
-      "(>5%%: nests where the best found beats the start by more than 5%%; failed: searches with "
+      "(/best: over the fastest program any strategy at any budget, or the default, found for "
+      "the nest; >5%%: nests where the best found beats the start by more than 5%%; failed: "
+      "searches with "
       "no measured best; trials: mean candidates measured per nest; states/s: states valued, "
       "cache hits included, per second of search)\n");
 
@@ -435,9 +488,10 @@ int positive_int(const std::string& s, const char* flag) {
 int main(int argc, char** argv) {
   using namespace tirc;
   const char* usage =
-      "usage: %s [--quick] [--sample N | --matmul-bench-shapes] [--budgets 1,10,60] "
+      "usage: %s [--quick] [--sample N | --matmul-bench-shapes] [--set matmul|conv|depthwise] "
+      "[--budgets 1,10,60] "
       "[--strategies greedy,greedy2,beam,beam-dfs,random,evolutionary,policy,policy-beam] "
-      "[--policy FILE] [--threads N] [--start plain|default] [-v]\n";
+      "[--policy FILE] [--threads N] [--start plain|default] [--target NAME] [-v]\n";
   try {
     Options opt;
     for (int i = 1; i < argc; ++i) {
@@ -451,6 +505,12 @@ int main(int argc, char** argv) {
         opt.policy = argv[++i];
       } else if (a == "--matmul-bench-shapes") {
         opt.bench_shapes = true;
+      } else if (a == "--set" && has_value) {
+        opt.set = argv[++i];
+        if (opt.set != "matmul" && opt.set != "conv" && opt.set != "depthwise")
+          throw Error("--set expects matmul, conv or depthwise");
+      } else if (a == "--target" && has_value) {
+        opt.target = argv[++i];
       } else if (a == "--sample" && has_value) {
         opt.sample = positive_int(argv[++i], "--sample");
       } else if (a == "--budgets" && has_value) {

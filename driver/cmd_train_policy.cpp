@@ -35,6 +35,7 @@ struct TrainOptions {
   std::string out;
   std::string report;
   std::string eval_every = "2m";
+  std::string start = "default";  // default: the rules' schedule; plain: the untuned nest
   bool resume = false;
   int threads = 2;
   int kernels = 256;
@@ -139,7 +140,8 @@ int run_train_policy(const TrainOptions& o) {
   if (!o.db.empty()) db.emplace(o.db);
   PolicyMeasurements measurements(pmo, db ? &*db : nullptr);
   const EnvOptions env_options{.threads = 1};
-  LoopTrainingEnv env(train, measurements, env_options);
+  const PolicyStart start = o.start == "plain" ? PolicyStart::plain : PolicyStart::rules;
+  LoopTrainingEnv env(train, measurements, env_options, start);
 
   DqnOptions dq;
   dq.episode_length = o.episode_length;
@@ -152,26 +154,29 @@ int run_train_policy(const TrainOptions& o) {
   const std::string checkpoint = o.out + ".ckpt";
 
   PolicyInfo info;
-  for (const Action& a : all_actions()) info.actions.push_back(a.name());
+  info.actions = policy_output_names();
   info.episode_length = o.episode_length;
   info.target = record_target(pmo.rules) + ", " + record_cpu(pmo.rules);
   std::ostringstream cmd;
   cmd << "tirc train-policy --dataset " << o.dataset << " --budget " << o.budget << " --threads "
       << o.threads << " --kernels " << o.kernels << " --validate " << o.validate
       << " --learning-rate " << o.learning_rate << " --episode-length " << o.episode_length
-      << " --seed " << o.seed;
+      << " --start " << o.start << " --seed " << o.seed;
   info.command = cmd.str();
   info.seed = o.seed;
 
-  // The best network on the validation kernels so far; written to the
-  // output each time it improves, so an interrupted run leaves it there.
+  // The best network on the validation kernels so far (the geomean of
+  // its rollouts' ends over their starts); written to the output each time
+  // it improves, so an interrupted run leaves it there.
   std::unique_ptr<QNetwork> best =
       make_q_network(trainer.online().shape(), o.seed, o.episode_length);
   double best_speedup = -1;
   const auto validate = [&](const QNetwork& net) {
-    return validation.empty() ? 0.0
-                              : geomean_speedup(evaluate_policy(net, validation, measurements,
-                                                                env_options, o.episode_length));
+    return validation.empty()
+               ? 0.0
+               : geomean_speedup(evaluate_policy(net, validation, measurements, env_options,
+                                                 o.episode_length, start),
+                                 true);
   };
   if (o.resume) {
     trainer.load_checkpoint(checkpoint);
@@ -184,7 +189,9 @@ int run_train_policy(const TrainOptions& o) {
   }
   std::cout << "training on " << train.size() << " kernels of " << o.dataset << " ("
             << validation.size() << " to validate, " << held_out.size() << " to test), "
-            << o.threads << " actors, " << record_target(pmo.rules) << ", " << record_cpu(pmo.rules)
+            << o.threads << " actors, episodes from the "
+            << (start == PolicyStart::plain ? "untuned nest" : "rules' schedule") << ", "
+            << record_target(pmo.rules) << ", " << record_cpu(pmo.rules)
             << ", peak " << static_cast<int>(pmo.peak_gflops) << " GFLOPS, budget " << o.budget
             << std::endl;
 
@@ -201,7 +208,7 @@ int run_train_policy(const TrainOptions& o) {
     char line[256];
     std::snprintf(line, sizeof line,
                   "[%6.1f min] episodes %lld, updates %lld, mean return %.4f, loss %.5f, "
-                  "validation speedup %.2fx%s, measured %lld, recalled %lld",
+                  "validation speedup over the start %.3fx%s, measured %lld, recalled %lld",
                   p.seconds / 60, static_cast<long long>(p.episodes),
                   static_cast<long long>(p.updates), p.mean_return, p.loss, speedup,
                   better ? " (kept)" : "", static_cast<long long>(measurements.measured()),
@@ -213,20 +220,22 @@ int run_train_policy(const TrainOptions& o) {
   trainer.save_checkpoint(checkpoint);
 
   const std::vector<PolicyEvaluation> tested =
-      evaluate_policy(*best, held_out, measurements, env_options, o.episode_length);
+      evaluate_policy(*best, held_out, measurements, env_options, o.episode_length, start);
 
   std::vector<PolicyRolloutRow> rows;
-  char head[160];
+  char head[224];
   std::snprintf(head, sizeof head,
-                "the kept policy (%lld episodes, validation speedup %.2fx) on the test kernels: "
-                "geomean speedup %.2fx\n",
-                static_cast<long long>(info.episodes), best_speedup, geomean_speedup(tested));
+                "the kept policy (%lld episodes, validation %.3fx over the start) on the test "
+                "kernels: geomean %.3fx over the start, %.2fx over the untuned nest\n",
+                static_cast<long long>(info.episodes), best_speedup, geomean_speedup(tested, true),
+                geomean_speedup(tested));
   std::cout << head;
   for (const PolicyEvaluation& e : tested) {
-    rows.push_back({e.kernel, e.plain_gflops, e.policy_gflops, actions_text(e.actions)});
+    rows.push_back(
+        {e.kernel, e.plain_gflops, e.start_gflops, e.policy_gflops, actions_text(e.actions)});
     char line[160];
-    std::snprintf(line, sizeof line, "  %-24s %8.2f -> %8.2f GFLOPS  ", e.kernel.c_str(),
-                  e.plain_gflops, e.policy_gflops);
+    std::snprintf(line, sizeof line, "  %-24s %8.2f untuned, %8.2f start -> %8.2f GFLOPS  ",
+                  e.kernel.c_str(), e.plain_gflops, e.start_gflops, e.policy_gflops);
     std::cout << line << actions_text(e.actions) << "\n";
   }
   std::cout << "wrote " << o.out << " (" << info.episodes << " of " << trainer.episodes()
@@ -280,6 +289,11 @@ void add_train_policy_command(CLI::App& app, int& status) {
       ->capture_default_str();
   cmd->add_option("--episode-length", opts->episode_length, "Actions per episode")
       ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  cmd->add_option("--start", opts->start,
+                  "Where episodes start: default (the rules' schedule, whose tile decisions the "
+                  "policy moves) or plain (the untuned nest, LoopTune's setting)")
+      ->check(CLI::IsMember({"default", "plain"}))
       ->capture_default_str();
   cmd->add_option("--report", opts->report, "Write an HTML page with the learning curve");
   cmd->add_flag("--resume", opts->resume,

@@ -34,7 +34,7 @@ struct TuneOptions {
   std::string report;
   std::string target;
   std::string cpu_model;
-  std::string start;  // default, plain; empty: plain for the policy strategies
+  std::string start = "default";  // default (the rules' schedule) or plain
   std::string policy;
   int trials = 0;
   int threads = 0;
@@ -88,9 +88,8 @@ int run_tune(const TuneOptions& o) {
   to.budget_seconds = budget;
   if (o.trials > 0) to.max_trials = o.trials;
   to.func = o.func;
-  // A policy was trained from untuned nests: it starts from one.
   const bool by_policy = o.strategy.rfind("policy", 0) == 0;
-  to.start_plain = o.start.empty() ? by_policy : o.start == "plain";
+  to.start_plain = o.start == "plain";
   to.search.beam_width = o.beam_width;
   to.search.max_depth = o.depth;
   to.search.seed = o.seed;
@@ -169,8 +168,8 @@ void add_tune_command(CLI::App& app, int& status) {
   cmd->add_option("--report", opts->report,
                   "Write an HTML page with the best GFLOPS over time of every kernel");
   cmd->add_option("--start", opts->start,
-                  "default: search from the rule schedule; plain: from the untransformed nest "
-                  "(plain is the default for the policy strategies, default for the others)")
+                  "default: search from the rule schedule (the default); plain: from the "
+                  "untransformed nest")
       ->check(CLI::IsMember({"default", "plain"}));
   cmd->add_option("--policy", opts->policy,
                   "The trained loop policy of --strategy policy|policy-beam (tirc train-policy); "

@@ -74,8 +74,7 @@ IRModule schedule_module(const IRModule& m, const ScheduleFlags& flags, const Ta
     if (std::shared_ptr<const LoopPolicy> policy = load_policy(flags.policy)) {
       Schedule sch(scheduled);
       for (const std::string& name :
-           apply_policy(sch, *policy, EnvOptions{.threads = 1}, policy->episode_length(), by_script,
-                        cx.cpu.threads)) {
+           apply_policy(sch, *policy, cx, policy->episode_length(), by_script)) {
         spdlog::debug("schedule {}: loop policy {}", name, flags.policy);
         by_script.push_back(name);
       }

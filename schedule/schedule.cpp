@@ -5,7 +5,8 @@
 
 namespace tirc {
 
-Schedule::Schedule(IRModule mod, uint64_t seed) : mod_(std::move(mod)), rng_state_(seed) {}
+Schedule::Schedule(IRModule mod, uint64_t seed)
+    : initial_(mod), mod_(std::move(mod)), rng_state_(seed) {}
 
 const Schedule::BlockEntry& Schedule::resolve(BlockRV b, const std::string& primitive) const {
   auto it = blocks_.find(b.id);

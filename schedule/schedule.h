@@ -56,6 +56,9 @@ class Schedule {
 
   const IRModule& mod() const { return mod_; }
   const Trace& trace() const { return trace_; }
+  // The module the schedule started from: trace() applied to it gives mod()
+  // (how a tuner replays a trace with one decision changed).
+  const IRModule& initial() const { return initial_; }
   // The function a block/loop lives in, as it is now.
   const PrimFunc& func(const std::string& name) const { return mod_.at(name); }
 
@@ -176,6 +179,7 @@ class Schedule {
   std::string unique_block_name(const std::string& func, const std::string& base) const;
 
  private:
+  IRModule initial_;
   IRModule mod_;
   Trace trace_;
   uint64_t rng_state_;

@@ -75,6 +75,14 @@ std::string ConvShape::name() const {
   return s;
 }
 
+std::string DepthwiseShape::name() const {
+  std::string s = "dw_";
+  for (int64_t d : {channels, size}) s += std::to_string(d) + "_";
+  s += "k";
+  s += std::to_string(kernel);
+  return s;
+}
+
 bool in_test_split(std::string_view name) {
   return mix(fnv1a(name)) % 5 == 0;
 }
@@ -94,6 +102,13 @@ std::vector<ConvShape> conv_shapes() {
       for (int64_t m : {16, 32, 64})
         for (int64_t size : {7, 14, 28})
           for (int64_t kernel : {1, 3}) shapes.push_back({c, m, size, kernel, layout});
+  return shapes;
+}
+
+std::vector<DepthwiseShape> depthwise_shapes() {
+  std::vector<DepthwiseShape> shapes;
+  for (int64_t c : {16, 32, 64, 128, 256})
+    for (int64_t size : {7, 14, 28, 56}) shapes.push_back({c, size, 3});
   return shapes;
 }
 
@@ -124,6 +139,19 @@ PrimFunc conv_func(const ConvShape& s) {
   const onnx::Shape out = nhwc ? onnx::Shape{1, h, h, m} : onnx::Shape{1, m, h, h};
   const onnx::Shape w = nhwc ? onnx::Shape{k, k, c, m} : onnx::Shape{m, c, k, k};
   return one_node_kernel(s.name(), std::move(n), {{"X", act}, {"W", w}, {"Y", out}});
+}
+
+PrimFunc depthwise_func(const DepthwiseShape& s) {
+  const int64_t c = s.channels, h = s.size, k = s.kernel, pad = k / 2;
+  onnx::Node n;
+  n.op_type = "Conv";
+  n.inputs = {"X", "W"};
+  n.outputs = {"Y"};
+  n.attrs["group"] = c;
+  n.attrs["strides"] = std::vector<int64_t>{1, 1};
+  n.attrs["pads"] = std::vector<int64_t>{pad, pad, pad, pad};
+  return one_node_kernel(s.name(), std::move(n),
+                         {{"X", {1, c, h, h}}, {"W", {c, 1, k, k}}, {"Y", {1, c, h, h}}});
 }
 
 std::vector<DatasetEntry> matmul_looptune_dataset() {

@@ -55,6 +55,16 @@ struct ConvShape {
   }
 };
 
+// A depthwise convolution (ONNX Conv with group = channels), NCHW, batch 1,
+// stride 1, zero padding kernel / 2 (output size x size), float32: X [1, C,
+// H, W], W [C, 1, kh, kw]. Named dw_<C>_<size>_k<kernel>. In no training
+// set: the transfer set of a policy trained on the others.
+struct DepthwiseShape {
+  int64_t channels = 0, size = 0, kernel = 0;
+  std::string name() const;
+  double flops() const { return 2.0 * double(channels) * double(size * size * kernel * kernel); }
+};
+
 // Whether the entry called `name` is in the test split (see above).
 bool in_test_split(std::string_view name);
 
@@ -64,9 +74,14 @@ std::vector<MatmulShape> matmul_looptune_shapes();
 // layouts: 108 shapes, NCHW first, then C, M, size, kernel slowest to fastest.
 std::vector<ConvShape> conv_shapes();
 
+// C in {16, 32, 64, 128, 256}, size in {7, 14, 28, 56}, kernel 3: 20 shapes,
+// C slowest.
+std::vector<DepthwiseShape> depthwise_shapes();
+
 // The kernel of one shape, as a function named shape.name().
 PrimFunc matmul_func(const MatmulShape& s);
 PrimFunc conv_func(const ConvShape& s);
+PrimFunc depthwise_func(const DepthwiseShape& s);
 
 // Every shape with its kernel and split, in the order above. Building all
 // 2197 matmuls takes well under a second (the ONNX builders are cheap); use

@@ -4,6 +4,7 @@
 
 #include "ir/error.h"
 #include "schedule/state.h"
+#include "tuner/space/tile_decisions.h"
 
 namespace tirc {
 
@@ -29,6 +30,10 @@ std::string Action::name() const {
       return "cache_write";
     case ActionKind::fuse_consumers:
       return "fuse_consumers";
+    case ActionKind::grow_tile:
+      return "grow_tile_" + std::to_string(tile);
+    case ActionKind::shrink_tile:
+      return "shrink_tile_" + std::to_string(tile);
   }
   return "?";
 }
@@ -41,6 +46,10 @@ const std::vector<Action>& all_actions() {
     for (ActionKind k : {ActionKind::vectorize, ActionKind::parallel, ActionKind::unroll,
                          ActionKind::cache_write, ActionKind::fuse_consumers})
       a.push_back({k});
+    for (int t = 0; t < kTileActions; ++t) {
+      a.push_back({.kind = ActionKind::grow_tile, .tile = t});
+      a.push_back({.kind = ActionKind::shrink_tile, .tile = t});
+    }
     return a;
   }();
   return actions;
@@ -110,9 +119,35 @@ std::vector<BlockRV> consumers_to_fuse(Schedule& sch, BlockRV block, bool cached
   return out;
 }
 
+// s with its `tile`-th decision moved (ActionKind::grow_tile/shrink_tile):
+// the trace replayed from the initial module, the cursor kept on the same
+// position of the block's loops where it still exists.
+std::optional<LoopState> move_tile(const LoopState& s, const Action& a) {
+  const std::vector<TileDecision> tiles = tile_decisions(s.sch.trace());
+  if (a.tile < 0 || a.tile >= static_cast<int>(tiles.size())) return std::nullopt;
+  const TileDecision& d = tiles[static_cast<size_t>(a.tile)];
+  std::optional<std::vector<int64_t>> factors =
+      moved_innermost(d, a.kind == ActionKind::grow_tile);
+  if (!factors) return std::nullopt;
+  LoopState next = s;
+  next.sch = replay_from_initial(s.sch, with_tile_decision(s.sch.trace(), d.instruction, *factors));
+  next.block = next.sch.get_block(s.sch.get(s.block), s.func);
+  next.history.push_back(a);
+  const int after = static_cast<int>(next.loops().size());
+  next.cursor = std::clamp(s.cursor, 0, std::max(0, after - 1));
+  return next;
+}
+
 }  // namespace
 
 std::optional<LoopState> LoopEnv::step(const LoopState& s, const Action& a) const {
+  if (a.kind == ActionKind::grow_tile || a.kind == ActionKind::shrink_tile) {
+    try {
+      return move_tile(s, a);
+    } catch (const Error&) {
+      return std::nullopt;  // the rest of the trace no longer applies
+    }
+  }
   const std::vector<LoopInfo> info = s.loops();
   const int n = static_cast<int>(info.size());
   if (n == 0) return std::nullopt;
@@ -210,6 +245,9 @@ std::optional<LoopState> LoopEnv::step(const LoopState& s, const Action& a) cons
         for (BlockRV b : consumers) sch.reverse_compute_at(b, l[c]);
         break;
       }
+      case ActionKind::grow_tile:
+      case ActionKind::shrink_tile:
+        return std::nullopt;  // handled above
     }
   } catch (const Error&) {
     return std::nullopt;

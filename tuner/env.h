@@ -26,19 +26,30 @@ enum class ActionKind {
   unroll,          // unroll the cursor loop
   cache_write,     // accumulate in a local buffer written back under the cursor loop
   fuse_consumers,  // compute the block's consumers (an epilogue) under the cursor loop
+  // The state's `tile`-th tile decision (tuner/space/tile_decisions.h: a
+  // sample_perfect_tile of its trace; for a contraction scheduled by the
+  // rules 0 is the register tile's rows, 1 its columns, 2 the k block) with
+  // its innermost factor moved to the next divisor above or below, and the
+  // whole trace replayed: what the rules decided, changed in place. Not
+  // legal on a state whose trace has no such decision (the untuned nest).
+  grow_tile,
+  shrink_tile,
 };
 
 struct Action {
   ActionKind kind;
   int factor = 0;            // split only
-  std::string name() const;  // "up", "split_16", ...
+  int tile = 0;              // grow_tile, shrink_tile: which decision
+  std::string name() const;  // "up", "split_16", "grow_tile_0", ...
   bool changes_program() const { return kind != ActionKind::up && kind != ActionKind::down; }
   bool operator==(const Action&) const = default;
 };
 
 // Every action, in a fixed order (the index is what a policy outputs):
 // up, down, swap_up, swap_down, split_{2,4,8,16,32,64}, vectorize, parallel,
-// unroll, cache_write, fuse_consumers.
+// unroll, cache_write, fuse_consumers, then grow_tile_N and shrink_tile_N for
+// the first kTileActions decisions.
+inline constexpr int kTileActions = 3;
 const std::vector<Action>& all_actions();
 std::optional<Action> parse_action(const std::string& name);
 // The index of `a` in all_actions() (what a policy's output is indexed by).

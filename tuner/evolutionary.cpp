@@ -10,6 +10,7 @@
 #include "tuner/cost_model.h"
 #include "tuner/features.h"
 #include "tuner/search.h"
+#include "tuner/space/tile_decisions.h"
 
 namespace tirc {
 
@@ -37,50 +38,19 @@ void factorizations(int64_t product, int n, int64_t max_innermost, std::vector<i
   }
 }
 
-const TraceValue* keyword(const Instruction& inst, const std::string& key) {
-  for (const auto& [k, v] : inst.keywords)
-    if (k == key) return &v;
-  return nullptr;
-}
-
 // The trace with one sample_perfect_tile decision drawn again (another
 // factorization of the same extent); nullopt when it has none to change.
 std::optional<Trace> redraw_tile(const Trace& t, Rng& rng) {
-  std::vector<size_t> tiles;
-  for (size_t i = 0; i < t.instructions().size(); ++i)
-    if (t.instructions()[i].kind == "sample_perfect_tile") tiles.push_back(i);
+  const std::vector<TileDecision> tiles = tile_decisions(t);
   if (tiles.empty()) return std::nullopt;
-  const size_t at = tiles[std::uniform_int_distribution<size_t>(0, tiles.size() - 1)(rng)];
-  Instruction inst = t.instructions()[at];
-  const TraceValue* decision = keyword(inst, "decision");
-  const TraceValue* max_inner = keyword(inst, "max_innermost_factor");
-  const auto* list = decision ? std::get_if<TraceList>(&decision->v) : nullptr;
-  if (!list || list->empty()) return std::nullopt;
-  std::vector<int64_t> current;
-  int64_t product = 1;
-  for (const TraceValue& v : *list) {
-    const auto* x = std::get_if<int64_t>(&v.v);
-    if (!x) return std::nullopt;
-    current.push_back(*x);
-    product *= *x;
-  }
-  const int64_t* max_value = max_inner ? std::get_if<int64_t>(&max_inner->v) : nullptr;
-  const int64_t limit = max_value ? *max_value : 0;
+  const TileDecision& d = tiles[std::uniform_int_distribution<size_t>(0, tiles.size() - 1)(rng)];
   std::vector<std::vector<int64_t>> options;
   std::vector<int64_t> prefix;
-  factorizations(product, static_cast<int>(current.size()), limit, prefix, options);
-  options.erase(std::remove(options.begin(), options.end(), current), options.end());
+  factorizations(d.extent(), static_cast<int>(d.factors.size()), d.max_innermost, prefix, options);
+  options.erase(std::remove(options.begin(), options.end(), d.factors), options.end());
   if (options.empty()) return std::nullopt;
-  const std::vector<int64_t>& pick =
-      options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(rng)];
-  TraceList values;
-  for (int64_t f : pick) values.push_back(TraceValue(f));
-  for (auto& [k, v] : inst.keywords)
-    if (k == "decision") v = TraceValue(values);
-  Trace out;
-  for (size_t i = 0; i < t.instructions().size(); ++i)
-    out.append(i == at ? inst : t.instructions()[i]);
-  return out;
+  return with_tile_decision(
+      t, d.instruction, options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(rng)]);
 }
 
 class Evolution {
@@ -155,9 +125,7 @@ class Evolution {
     std::optional<Trace> t = redraw_tile(parent.sch.trace(), rng_);
     if (!t) return std::nullopt;
     try {
-      Schedule sch(space_.plain);
-      t->apply_to(sch);
-      return fresh(task_.env().start(std::move(sch), space_.func));
+      return fresh(task_.env().start(replay_from_initial(parent.sch, *t), space_.func));
     } catch (const Error&) {
       return std::nullopt;  // the rest of the trace no longer applies
     }

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "tuner/features.h"
+#include "tuner/space/tile_decisions.h"
 
 namespace tirc {
 
@@ -52,6 +53,11 @@ std::vector<float> observe(const LoopState& s, const EnvOptions& env, int steps,
              ? 1.0f
              : 0.0f;
   g[2] = env.threads > 1 ? 1.0f : 0.0f;
+  const std::vector<TileDecision> tiles = tile_decisions(s.sch.trace());
+  for (size_t t = 0; t < tiles.size() && t < kTileActions; ++t) {
+    g[3 + 2 * t] = scaled(static_cast<float>(tiles[t].factors.back()));
+    g[4 + 2 * t] = scaled(static_cast<float>(tiles[t].factors.front()));
+  }
   return out;
 }
 

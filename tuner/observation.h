@@ -14,7 +14,10 @@
 //   the loops around the state's block (the ones the cursor walks).
 //   Then three numbers for the whole state: the actions taken so far divided
 //   by the episode length (capped at 1), 1 when cache_write was taken, and 1
-//   when the parallel action can apply at all (more than one thread).
+//   when the parallel action can apply at all (more than one thread). Then
+//   per tile decision the tile actions move (the first kTileActions of the
+//   trace, tuner/env.h) its innermost and outermost factors as
+//   log2(1 + x) / 8; 0 where the trace has none.
 #pragma once
 
 #include <vector>
@@ -25,7 +28,7 @@ namespace tirc {
 
 inline constexpr int kObservedLoops = 16;
 inline constexpr int kObservedLoopWidth = 24;
-inline constexpr int kObservationGlobals = 3;
+inline constexpr int kObservationGlobals = 3 + 2 * kTileActions;
 
 constexpr int observation_size() {
   return kObservedLoops * kObservedLoopWidth + kObservationGlobals;

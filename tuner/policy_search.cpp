@@ -7,9 +7,21 @@
 #include "ir/eval/interpreter.h"
 #include "ir/structural.h"
 #include "schedule/state.h"
+#include "tuner/auto_schedule.h"
 #include "tuner/observation.h"
 
 namespace tirc {
+
+size_t policy_stop_index() {
+  return all_actions().size();
+}
+
+std::vector<std::string> policy_output_names() {
+  std::vector<std::string> out;
+  for (const Action& a : all_actions()) out.push_back(a.name());
+  out.push_back("stop");
+  return out;
+}
 
 int best_legal_action(const std::vector<float>& q, const std::vector<bool>& legal) {
   int best = -1;
@@ -20,8 +32,8 @@ int best_legal_action(const std::vector<float>& q, const std::vector<bool>& lega
 
 namespace {
 
-// The policy's value of every action in s (all_actions() order), the legal
-// children, and which actions are legal.
+// The policy's value of every output in s (all_actions() order, then stop),
+// the legal children, and which outputs are legal (stop always is).
 struct Scored {
   std::vector<float> q;
   std::vector<std::pair<Action, LoopState>> children;
@@ -32,8 +44,9 @@ Scored score(const LoopEnv& env, const LoopPolicy& policy, const LoopState& s, i
   Scored out;
   out.q = policy.q_values(observe(s, env.options(), step, policy.episode_length()));
   out.children = env.children(s);
-  out.legal.assign(all_actions().size(), false);
+  out.legal.assign(policy_stop_index() + 1, false);
   for (const auto& [a, next] : out.children) out.legal[action_index(a)] = true;
+  out.legal[policy_stop_index()] = true;
   return out;
 }
 
@@ -46,14 +59,15 @@ const LoopPolicy& policy_of(const TuneTask& task) {
 
 Rollout policy_rollout(const LoopEnv& env, const LoopPolicy& policy, const LoopState& start,
                        int steps) {
-  Rollout r{start, {}};
+  Rollout r{start, {}, {}};
   for (int step = 0; step < steps; ++step) {
     Scored s = score(env, policy, r.state, step);
     const int pick = best_legal_action(s.q, s.legal);
-    if (pick < 0) break;
+    if (pick < 0 || static_cast<size_t>(pick) == policy_stop_index()) break;
     for (auto& [a, next] : s.children)
       if (action_index(a) == static_cast<size_t>(pick)) {
         r.actions.push_back(a);
+        r.path.push_back(next);
         r.state = std::move(next);
         break;
       }
@@ -63,8 +77,10 @@ Rollout policy_rollout(const LoopEnv& env, const LoopPolicy& policy, const LoopS
 
 void policy_search(TuneTask& task, const LoopState& start) {
   const LoopPolicy& policy = policy_of(task);
+  const Rollout r = policy_rollout(task.env(), policy, start, task.options().max_depth);
   task.value(start);
-  task.value(policy_rollout(task.env(), policy, start, task.options().max_depth).state);
+  for (const LoopState& s : r.path)
+    if (!task.done()) task.value(s);
 }
 
 void policy_beam_search(TuneTask& task, const LoopState& start) {
@@ -103,12 +119,9 @@ bool is_contraction_kernel(const PrimFunc& f) {
 }
 
 std::vector<std::string> apply_policy(Schedule& sch, const LoopPolicy& policy,
-                                      const EnvOptions& env, int steps,
-                                      const std::vector<std::string>& skip, int threads) {
-  const LoopEnv loop_env(env);
-  EnvOptions parallel_options = env;
-  parallel_options.threads = std::max(threads, env.threads);
-  const LoopEnv parallel_env(parallel_options);
+                                      const RuleContext& rules, int steps,
+                                      const std::vector<std::string>& skip) {
+  const LoopEnv env(EnvOptions{.threads = 1});
   std::vector<std::string> applied;
   const IRModule original = sch.mod();
   for (const auto& [name, f] : original.functions()) {
@@ -120,11 +133,10 @@ std::vector<std::string> apply_policy(Schedule& sch, const LoopPolicy& policy,
       continue;  // no block at all
     }
     if (!contraction) continue;
-    LoopState end = policy_rollout(loop_env, policy, loop_env.start(sch, name), steps).state;
-    if (threads > 1 && env.threads <= 1)
-      if (std::optional<LoopState> par = parallel_env.step(end, Action{ActionKind::parallel}))
-        end = std::move(*par);
-    sch = std::move(end.sch);
+    IRModule single;
+    single.add(name, f);
+    const LoopState start = env.start(auto_schedule(single, rules).schedule, name);
+    policy_rollout(env, policy, start, steps).state.sch.trace().apply_to(sch);
     applied.push_back(name);
   }
   return applied;

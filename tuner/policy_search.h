@@ -13,7 +13,11 @@
 namespace tirc {
 
 // A trained policy: the value of each action (all_actions() order) in a
-// state, from its observation (tuner/observation.h).
+// state, from its observation (tuner/observation.h), then the value of
+// stopping (policy_stop_index()): the rollout ends there. Stopping gains
+// nothing and so is worth 0; a policy takes another action only where it
+// expects that action to gain, so on a schedule it cannot improve it stops
+// instead of wandering (LoopTune's agent has no such action).
 class LoopPolicy {
  public:
   virtual ~LoopPolicy() = default;
@@ -22,6 +26,11 @@ class LoopPolicy {
   virtual int episode_length() const = 0;
 };
 
+// The policy's output that means "stop" (after all_actions()), and the names
+// of its outputs in order (what a policy file records).
+size_t policy_stop_index();
+std::vector<std::string> policy_output_names();
+
 // The index of the legal action with the highest value; -1 when none is
 // legal. Illegal actions are never picked, whatever their value.
 int best_legal_action(const std::vector<float>& q, const std::vector<bool>& legal);
@@ -29,16 +38,19 @@ int best_legal_action(const std::vector<float>& q, const std::vector<bool>& lega
 struct Rollout {
   LoopState state;              // where the policy ended
   std::vector<Action> actions;  // what it took, in order
+  std::vector<LoopState> path;  // the state after each action (path.back() is state)
 };
 
-// `steps` greedy actions of the policy from `start` (fewer when no action is
-// legal): no measurement, no search.
+// At most `steps` greedy actions of the policy from `start` (fewer when it
+// stops, or when no action is legal): no measurement, no search.
 Rollout policy_rollout(const LoopEnv& env, const LoopPolicy& policy, const LoopState& start,
                        int steps);
 
 // The strategies "policy" and "policy-beam" (task.options().policy is
-// required). policy: the rollout of task.options().max_depth actions, its
-// end measured once (so it is recorded and compared with the start).
+// required). policy: the rollout of task.options().max_depth actions, then
+// the start and every program on its path measured (each once: cursor moves
+// and revisits are free), the best kept: a step the network misjudged costs
+// a measurement, never the result.
 // policy-beam: from the start, each level keeps the beam_width children of
 // the beam with the highest Q-values and measures them, max_depth levels.
 void policy_search(TuneTask& task, const LoopState& start);
@@ -48,13 +60,13 @@ void policy_beam_search(TuneTask& task, const LoopState& start);
 // kernels a loop policy schedules in a compile.
 bool is_contraction_kernel(const PrimFunc& f);
 
-// Schedules with the policy's rollout (`steps` actions in `env`, from the
-// function as it is in sch) every contraction kernel of sch that is not in
-// `skip`. With threads > 1 the result then takes the parallel action when it
-// can (a policy trained on one thread never learned it). Returns the
-// functions it scheduled.
+// Schedules every contraction kernel of sch that is not in `skip` with the
+// policy's rollout (`steps` actions, no measurement) from the kernel as the
+// rules schedule it with `rules` (tuner/auto_schedule.h: parallel already
+// when rules.cpu.threads > 1), each kernel's trace then replayed on sch.
+// Returns the functions it scheduled.
 std::vector<std::string> apply_policy(Schedule& sch, const LoopPolicy& policy,
-                                      const EnvOptions& env, int steps,
-                                      const std::vector<std::string>& skip = {}, int threads = 1);
+                                      const RuleContext& rules, int steps,
+                                      const std::vector<std::string>& skip = {});
 
 }  // namespace tirc

@@ -374,22 +374,25 @@ void write_training_report(std::ostream& out, const std::string& title, const st
   }
   write_series_plot(out, "mean episode return (last 100)", returns, "training time (min)", "return",
                     colour(0));
-  write_series_plot(out, "validation speedup over the untuned nest", speedups,
+  write_series_plot(out, "validation speedup over the start", speedups,
                     "training time (min)", "geomean speedup", colour(1));
   out << "</div>\n<h2>Curve</h2>\n<table>\n<thead><tr><th>minutes</th><th>episodes</th>"
          "<th>mean return</th><th>validation speedup</th></tr></thead>\n<tbody>\n";
   for (const TrainingCurvePoint& p : curve)
     out << "<tr><td>" << format("%.1f", p.seconds / 60) << "</td><td>" << p.episodes << "</td><td>"
-        << format("%.4f", p.mean_return) << "</td><td>" << figure(p.validation_speedup, "%.2fx")
+        << format("%.4f", p.mean_return) << "</td><td>" << figure(p.validation_speedup, "%.3fx")
         << "</td></tr>\n";
   out << "</tbody>\n</table>\n<h2>The kept policy on the test kernels</h2>\n<table>\n"
          "<thead><tr><th>kernel</th><th>actions</th><th>untuned GFLOPS</th>"
-         "<th>policy GFLOPS</th><th>speedup</th></tr></thead>\n<tbody>\n";
+         "<th>start GFLOPS</th><th>policy GFLOPS</th><th>over untuned</th>"
+         "<th>over start</th></tr></thead>\n<tbody>\n";
   for (const PolicyRolloutRow& r : rollouts)
     out << "<tr><td>" << escape(r.kernel) << "</td><td>" << escape(r.actions) << "</td><td>"
-        << figure(r.plain_gflops, "%.2f") << "</td><td>" << figure(r.policy_gflops, "%.2f")
-        << "</td><td>"
+        << figure(r.plain_gflops, "%.2f") << "</td><td>" << figure(r.start_gflops, "%.2f")
+        << "</td><td>" << figure(r.policy_gflops, "%.2f") << "</td><td>"
         << figure(positive(r.plain_gflops) ? r.policy_gflops / r.plain_gflops : 0, "%.2fx")
+        << "</td><td>"
+        << figure(positive(r.start_gflops) ? r.policy_gflops / r.start_gflops : 0, "%.3fx")
         << "</td></tr>\n";
   out << "</tbody>\n</table>\n</body>\n</html>\n";
 }

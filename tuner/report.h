@@ -57,13 +57,15 @@ struct TrainingCurvePoint {
   double seconds = 0;
   int64_t episodes = 0;
   double mean_return = 0;   // of the last 100 episodes
-  double validation_speedup = 0;  // geomean over the validation kernels (0: not measured)
+  // Geomean over the validation kernels of the rollout's end over its start
+  // (0: not measured).
+  double validation_speedup = 0;
 };
 
 // The policy's rollout on one test kernel.
 struct PolicyRolloutRow {
   std::string kernel;
-  double plain_gflops = 0, policy_gflops = 0;
+  double plain_gflops = 0, start_gflops = 0, policy_gflops = 0;  // start: where it began
   std::string actions;  // "split_16 down vectorize ..."
 };
 

@@ -307,3 +307,66 @@ TEST_CASE("a short training run learns the corridor's optimal policy", "[policy]
     CHECK(trainer.curve().back().episodes >= o.max_episodes);
   }
 }
+
+namespace {
+
+// One place, two actions: 0 moves and costs 0.1 (the place stays), 1 stops
+// (0, the episode ends). The optimum is to stop at once; an agent without
+// the stop would have to lose 0.1 per step.
+class Costly final : public RlEpisode {
+ public:
+  std::vector<float> observe(int steps, int length) const override {
+    return {1.0f, static_cast<float>(steps) / static_cast<float>(length)};
+  }
+  std::vector<bool> legal() const override { return {true, true}; }
+  double act(int a) override {
+    if (stopped_) throw Error("an action after the stop");
+    stopped_ = a == 1;
+    return stopped_ ? 0 : -0.1;
+  }
+  bool finished() const override { return stopped_; }
+
+ private:
+  bool stopped_ = false;
+};
+
+class CostlyEnv final : public RlEnvironment {
+ public:
+  int observation_size() const override { return 2; }
+  int action_count() const override { return 2; }
+  std::unique_ptr<RlEpisode> begin(std::mt19937_64&) override {
+    return std::make_unique<Costly>();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a stop ends the episode with a terminal transition and is learned where moves cost",
+          "[policy][dqn]") {
+  CostlyEnv env;
+  DqnOptions o = small_options(11);
+  o.max_episodes = 300;
+  DqnTrainer trainer(env, o);
+  // Random episodes: each ends at its stop (or its length), the last
+  // transition terminal and no other.
+  std::mt19937_64 rng(2);
+  size_t before = 0;
+  for (int e = 0; e < 20; ++e) {
+    const double ret = trainer.play_episode(trainer.online(), 1.0, rng);
+    const PrioritizedReplay& r = trainer.replay();
+    REQUIRE(r.size() > before);
+    const size_t steps = r.size() - before;
+    CHECK(steps <= static_cast<size_t>(kLength));
+    CHECK(ret == Approx(-0.1 * static_cast<double>(steps - (r.at(r.size() - 1).action == 1))));
+    for (size_t i = before; i < r.size(); ++i) {
+      INFO("episode " << e << " step " << i - before);
+      CHECK(r.at(i).done == (i + 1 == r.size()));
+      if (i + 1 < r.size()) CHECK(r.at(i).action == 0);  // only the last may be the stop
+    }
+    if (steps < static_cast<size_t>(kLength)) CHECK(r.at(r.size() - 1).action == 1);
+    before = r.size();
+  }
+  trainer.train();
+  Costly c;
+  CHECK(best_legal_action(trainer.online().q_values(c.observe(0, kLength)), c.legal()) == 1);
+}

@@ -1,6 +1,7 @@
 // The policy shipped in policies/: it loads, and its rollouts on random
-// matmul and conv nests (shapes it never saw) give states that verify,
-// replay, equal the interpreter and compile to code that agrees.
+// matmul and conv nests (shapes it never saw), from the rules' schedule (as
+// tirc runs it) and from the untuned nest, give states that verify, replay,
+// equal the interpreter and compile to code that agrees.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -8,6 +9,7 @@
 #include "env_int.h"
 #include "loop_state_check.h"
 #include "tuner/dataset.h"
+#include "tuner/policy/loop_training.h"
 #include "tuner/policy/q_network.h"
 
 using namespace tirc;
@@ -34,11 +36,17 @@ TEST_CASE("the shipped policy's rollouts on random nests are sound", "[policy][s
                             i % 2 ? ConvLayout::Nhwc : ConvLayout::Nchw}));
   }
   const LoopEnv env(EnvOptions{.threads = 1});
+  RuleContext rules;
+  CpuModel base;
+  base.target = Target{Isa::avx512};
+  rules.cpu = parse_cpu_model("l1d=32K,l2=1M,l3=32M,threads=1", base);
   int states = 0;
-  for (const PrimFunc& f : funcs) {
+  for (size_t i = 0; i < funcs.size(); ++i) {
+    const PrimFunc& f = funcs[i];
     IRModule m;
     m.add("main", f);
-    const LoopState start = env.start(Schedule(m), "main");
+    const PolicyStart from = i % 3 == 2 ? PolicyStart::plain : PolicyStart::rules;
+    const LoopState start = start_state(env, DatasetEntry{.name = "main", .func = f}, from, rules);
     const Rollout r = policy_rollout(env, *policy, start, policy->episode_length());
     CHECK(r.actions.size() == static_cast<size_t>(policy->episode_length()));
     LoopState s = start;

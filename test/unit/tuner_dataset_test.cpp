@@ -1,5 +1,6 @@
-// The tuner's datasets: LoopTune's 2197 matmuls and the conv set, their
-// fixed split, and kernels that verify and compute what they say.
+// The tuner's datasets: LoopTune's 2197 matmuls, the conv set and the
+// depthwise set, their fixed split, and kernels that verify and compute what
+// they say.
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -131,4 +132,34 @@ TEST_CASE("dataset convolutions compute a zero-padded convolution in the interpr
             CHECK(y.get_float(nhwc ? (h * H + v) * M + m : (m * H + h) * H + v) == want);
           }
     }
+}
+
+TEST_CASE("the depthwise set: 20 shapes, each channel convolved alone", "[dataset]") {
+  std::set<std::string> names;
+  for (const DepthwiseShape& s : depthwise_shapes()) names.insert(s.name());
+  CHECK(names.size() == 20);
+  CHECK(names.count("dw_64_14_k3"));
+
+  const int64_t C = 3, H = 5, K = 3;
+  const DepthwiseShape s{C, H, K};
+  const PrimFunc f = depthwise_func(s);
+  INFO(print_func(f, s.name()));
+  for (const Diagnostic& d : verify(f, s.name())) FAIL(d.message);
+  CHECK(s.flops() == 2.0 * C * H * H * K * K);
+  NDArray x = small_ints({1, C, H, H}, 3), w = small_ints({C, 1, K, K}, 4);
+  NDArray y(DataType::float32(), {1, C, H, H});
+  run(f, {{&x}, {&w}, {&y}});
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t v = 0; v < H; ++v) {
+        double want = 0;
+        for (int64_t r = 0; r < K; ++r)
+          for (int64_t t = 0; t < K; ++t) {
+            const int64_t ih = h + r - 1, iw = v + t - 1;
+            if (ih >= 0 && ih < H && iw >= 0 && iw < H)
+              want += x.get_float((c * H + ih) * H + iw) * w.get_float((c * K + r) * K + t);
+          }
+        INFO("c=" << c << " h=" << h << " w=" << v);
+        CHECK(y.get_float((c * H + h) * H + v) == want);
+      }
 }

@@ -10,6 +10,7 @@
 #include "ir/text/parser.h"
 #include "ir/verify.h"
 #include "loop_state_check.h"
+#include "tuner/auto_schedule.h"
 #include "tuner/env.h"
 
 using namespace tirc;
@@ -78,7 +79,9 @@ TEST_CASE("the action list and names", "[tuner][env]") {
   CHECK(names == std::vector<std::string>{"up", "down", "swap_up", "swap_down", "split_2",
                                           "split_4", "split_8", "split_16", "split_32", "split_64",
                                           "vectorize", "parallel", "unroll", "cache_write",
-                                          "fuse_consumers"});
+                                          "fuse_consumers", "grow_tile_0", "shrink_tile_0",
+                                          "grow_tile_1", "shrink_tile_1", "grow_tile_2",
+                                          "shrink_tile_2"});
   for (const Action& a : all_actions()) CHECK(parse_action(a.name()) == a);
   CHECK(!parse_action("split_3"));
 }
@@ -170,34 +173,42 @@ TEST_CASE("each action gives the exact loop nest", "[tuner][env]") {
   }
   SECTION("every state's trace replays and the program equals the interpreter") {
     for (const auto& [a, s] : env.children(s0)) check_state(m, s, a.name());
-    CHECK(env.mask(s0) == std::vector<bool>{false, true, false, true, true, true, true, false,
-                                            false, false, false, true, true, true, false});
+    // No tile decision in the untuned nest: the tile actions are masked.
+    CHECK(env.mask(s0) == std::vector<bool>{false, true,  false, true,  true,  true,  true,
+                                            false, false, false, false, true,  true,  true,
+                                            false, false, false, false, false, false, false});
   }
 }
 
 TEST_CASE("random episodes: every state verifies, compiles and equals the interpreter",
           "[tuner][env][random]") {
   // TIRC_TUNER_EPISODES raises the count for a long run (the closing notes'
-  // figures); CI runs a few per program.
+  // figures); CI runs a few per program. Odd episodes start from the rules'
+  // schedule, where the tile actions apply.
   const int episodes = test::env_int("TIRC_TUNER_EPISODES", 6);
   const char* programs[] = {"matmul.tir", "conv2d_nchw.tir", "softmax.tir", "layer_norm.tir"};
   std::mt19937_64 rng(7);
-  int states = 0;
+  int states = 0, tile_moves = 0;
   for (const char* file : programs) {
     IRModule m = parse_module(read_example(file), file);
     for (int e = 0; e < episodes; ++e) {
       LoopEnv env(EnvOptions{.threads = 1 + e % 2});
-      LoopState s = env.start(Schedule(m), "main");
+      RuleContext rules;
+      rules.cpu.threads = 1 + e % 2;
+      LoopState s = env.start(e % 2 ? auto_schedule(m, rules).schedule : Schedule(m), "main");
       for (int step = 0; step < 10; ++step) {
         std::vector<std::pair<Action, LoopState>> next = env.children(s);
         if (next.empty()) break;
         size_t pick = std::uniform_int_distribution<size_t>(0, next.size() - 1)(rng);
         s = std::move(next[pick].second);
+        const ActionKind kind = next[pick].first.kind;
         if (!next[pick].first.changes_program()) continue;
         check_state(m, s, std::string(file) + " episode " + std::to_string(e));
         ++states;
+        tile_moves += kind == ActionKind::grow_tile || kind == ActionKind::shrink_tile;
       }
     }
   }
   CHECK(states > 0);
+  CHECK(tile_moves > 0);
 }

@@ -1,16 +1,20 @@
 // The policy strategies (tuner/policy_search.h) and the observation a policy
 // sees (tuner/observation.h), with hand-made policies: rollouts take only
-// legal actions, measure nothing (policy: only start and end), and
-// apply_policy schedules only contraction kernels.
+// legal actions, measure nothing (policy: the start and the programs on its
+// path, each once), apply_policy schedules only contraction kernels from
+// the rules' schedule, and the tile actions move the rules' decisions.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <set>
 
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "tuner/features.h"
+#include "tuner/auto_schedule.h"
 #include "tuner/observation.h"
 #include "tuner/policy_search.h"
+#include "tuner/space/tile_decisions.h"
 #include "tuner_policy_util.h"
 
 using namespace tirc;
@@ -36,6 +40,21 @@ class Module:
                 vi, vj = T.axis.remap("SS", [i, j])
                 Y[vi, vj] = T.max(X[vi, vj], T.float32(0))
 )";
+
+RuleContext rule_context(int threads) {
+  RuleContext cx;
+  CpuModel base;
+  base.target = Target{Isa::avx512};
+  cx.cpu = parse_cpu_model("l1d=32K,l2=1M,l3=32M,threads=" + std::to_string(threads), base);
+  return cx;
+}
+
+// The function alone in a module, as the rules schedule it.
+Schedule rules_schedule(const IRModule& m, const std::string& func, int threads = 1) {
+  IRModule single;
+  single.add(func, m.at(func));
+  return auto_schedule(single, rule_context(threads)).schedule;
+}
 
 Measurement counted(const PrimFunc&, int& calls) {
   ++calls;
@@ -69,9 +88,25 @@ TEST_CASE("a rollout takes only legal actions and replays", "[tuner][policy]") {
   // The same policy from the same state does the same thing.
   CHECK(policy_rollout(env, policy, start, 6).actions == r.actions);
   CHECK(policy_rollout(env, policy, start, 0).actions.empty());
+  // Stopping is always legal and ends the rollout: where it is worth more
+  // than every action the policy takes none; after an action worth more it
+  // stops next.
+  CHECK(policy_output_names().back() == "stop");
+  CHECK(policy_stop_index() == all_actions().size());
+  const Rollout stopped = policy_rollout(env, FixedPreferencePolicy({{"stop", 1}}), start, 6);
+  CHECK(stopped.actions.empty());
+  CHECK(stopped.path.empty());
+  CHECK(structural_equal(stopped.state.program(), start.program()));
+  const Rollout one =
+      policy_rollout(env, FixedPreferencePolicy({{"stop", 1}, {"split_4", 2}}), start, 6);
+  // split_4 applies to the outer part while it is longer than 4, then the
+  // policy stops.
+  REQUIRE(!one.actions.empty());
+  CHECK(one.actions.size() < 6);
+  for (const Action& a : one.actions) CHECK(a.name() == "split_4");
 }
 
-TEST_CASE("policy measures the start and the end; policy-beam only what it keeps",
+TEST_CASE("policy measures the start and each program on its path; policy-beam only what it keeps",
           "[tuner][policy]") {
   IRModule m = parse_module(kModule);
   LoopEnv env(EnvOptions{.threads = 2});
@@ -83,10 +118,32 @@ TEST_CASE("policy measures the start and the end; policy-beam only what it keeps
     TuneTask task(
         env, [&](const PrimFunc& f) { return counted(f, calls); }, o);
     run_strategy("policy", task, start);
-    CHECK(calls == 2);
-    REQUIRE(task.best());
     const Rollout r = policy_rollout(env, *o.policy, start, 5);
+    REQUIRE(r.path.size() == r.actions.size());
+    std::set<size_t> programs{structural_hash(start.program())};
+    for (const LoopState& s : r.path) programs.insert(structural_hash(s.program()));
+    CHECK(r.actions.size() == 5);
+    CHECK(programs.size() < 1 + r.actions.size());  // "down" moves the cursor only
+    CHECK(calls == static_cast<int>(programs.size()));
+    // Each new program measures faster than the last: the best is the last new one.
+    REQUIRE(task.best());
     CHECK(structural_equal(task.best()->program(), r.state.program()));
+  }
+  {
+    // A policy whose path only gets slower keeps its start.
+    calls = 0;
+    TuneTask task(
+        env,
+        [&](const PrimFunc& f) {
+          Measurement got = counted(f, calls);
+          got.seconds = calls;
+          got.gflops = 1.0 / calls;
+          return got;
+        },
+        o);
+    run_strategy("policy", task, start);
+    REQUIRE(task.best());
+    CHECK(structural_equal(task.best()->program(), start.program()));
   }
   calls = 0;
   o.beam_width = 2;
@@ -104,21 +161,80 @@ TEST_CASE("policy measures the start and the end; policy-beam only what it keeps
   CHECK_THROWS_WITH(run_strategy("policy", task, start), Catch::Contains("--policy"));
 }
 
-TEST_CASE("apply_policy schedules contraction kernels only", "[tuner][policy]") {
+TEST_CASE("apply_policy schedules contraction kernels only, from the rules' schedule",
+          "[tuner][policy]") {
   IRModule m = parse_module(kModule);
   CHECK(is_contraction_kernel(m.at("main")));
   CHECK_FALSE(is_contraction_kernel(m.at("relu")));
-  Schedule sch(m);
-  FixedPreferencePolicy policy;
-  const EnvOptions env{.threads = 2};
-  std::vector<std::string> applied = apply_policy(sch, policy, env, 4);
-  CHECK(applied == std::vector<std::string>{"main"});
-  CHECK(structural_equal(sch.mod().at("relu"), m.at("relu")));
-  const LoopEnv loop_env(env);
-  const Rollout r = policy_rollout(loop_env, policy, loop_env.start(Schedule(m), "main"), 4);
-  CHECK(structural_equal(sch.mod().at("main"), r.state.program()));
-  Schedule skipped(m);
-  CHECK(apply_policy(skipped, policy, env, 4, {"main"}).empty());
+  for (int threads : {1, 2}) {
+    INFO("threads " << threads);
+    Schedule sch(m);
+    FixedPreferencePolicy policy({{"grow_tile_2", 9}, {"shrink_tile_0", 8}, {"unroll", 3}});
+    std::vector<std::string> applied = apply_policy(sch, policy, rule_context(threads), 4);
+    CHECK(applied == std::vector<std::string>{"main"});
+    CHECK(structural_equal(sch.mod().at("relu"), m.at("relu")));
+    const LoopEnv loop_env(EnvOptions{.threads = 1});
+    const Rollout r = policy_rollout(
+        loop_env, policy, loop_env.start(rules_schedule(m, "main", threads), "main"), 4);
+    // k (8) is one block already: grow_tile_2 is illegal, the rows shrink.
+    CHECK(r.actions.front().name() == "shrink_tile_0");
+    CHECK(structural_equal(sch.mod().at("main"), r.state.program()));
+    Schedule skipped(m);
+    CHECK(apply_policy(skipped, policy, rule_context(threads), 4, {"main"}).empty());
+  }
+}
+
+TEST_CASE("tile actions move the rules' decisions and replay the trace", "[tuner][policy]") {
+  IRModule m = parse_module(kModule);
+  const LoopEnv env(EnvOptions{.threads = 1});
+  // The untuned nest has no decision to move.
+  const LoopState plain = env.start(Schedule(m), "main");
+  for (const char* name : {"grow_tile_0", "shrink_tile_0", "grow_tile_2", "shrink_tile_2"})
+    CHECK_FALSE(env.step(plain, *parse_action(name)));
+
+  LoopState s = env.start(rules_schedule(m, "main"), "main");
+  const std::vector<TileDecision> before = tile_decisions(s.sch.trace());
+  REQUIRE(before.size() >= 3);
+  s = *env.step(s, *parse_action("down"));
+  const int cursor = s.cursor;
+  for (int t = 0; t < kTileActions; ++t)
+    for (bool grow : {true, false}) {
+      const Action a{.kind = grow ? ActionKind::grow_tile : ActionKind::shrink_tile, .tile = t};
+      INFO(a.name());
+      const TileDecision& d = before[static_cast<size_t>(t)];
+      std::optional<std::vector<int64_t>> want = moved_innermost(d, grow);
+      std::optional<LoopState> next = env.step(s, a);
+      REQUIRE(next.has_value() == want.has_value());
+      if (!next) continue;
+      // Only that decision changed, to the next divisor of the loop's extent.
+      const std::vector<TileDecision> after = tile_decisions(next->sch.trace());
+      REQUIRE(after.size() == before.size());
+      for (size_t i = 0; i < after.size(); ++i)
+        CHECK(after[i].factors == (i == static_cast<size_t>(t) ? *want : before[i].factors));
+      CHECK(want->back() != d.factors.back());
+      CHECK((want->back() > d.factors.back()) == grow);
+      CHECK(d.extent() % want->back() == 0);
+      CHECK(next->cursor == cursor);
+      CHECK(next->history.back() == a);
+      // The new state is the trace replayed: its program is the rules'
+      // program with that decision, and the same computation.
+      Schedule replayed(m);
+      next->sch.trace().apply_to(replayed);
+      CHECK(structural_equal(replayed.mod().at("main"), next->program()));
+      CHECK_FALSE(structural_equal(next->program(), s.program()));
+    }
+  // The innermost factor stops at the decision's bound and at 1.
+  TileDecision d{.instruction = 0, .factors = {3, 4}, .max_innermost = 6};
+  CHECK(moved_innermost(d, true) == std::vector<int64_t>{2, 6});
+  d.factors = {2, 6};
+  CHECK_FALSE(moved_innermost(d, true));
+  CHECK(moved_innermost(d, false) == std::vector<int64_t>{3, 4});
+  d.factors = {12, 1};
+  CHECK_FALSE(moved_innermost(d, false));
+  d.factors = {2, 3, 2};  // three factors: the middle one stays
+  d.max_innermost = 0;
+  CHECK(moved_innermost(d, true) == std::vector<int64_t>{1, 3, 4});
+  CHECK(moved_innermost(d, false) == std::vector<int64_t>{4, 3, 1});
 }
 
 TEST_CASE("the observation marks the cursor, the walked loops and the clock", "[tuner][policy]") {
@@ -152,4 +268,17 @@ TEST_CASE("the observation marks the cursor, the walked loops and the clock", "[
   CHECK(g[0] == 1.0f);
   CHECK(g[1] == 1.0f);
   CHECK(g[2] == 1.0f);
+  for (int t = 0; t < 2 * kTileActions; ++t) CHECK(g[3 + t] == 0.0f);  // no tile decision
+
+  // The rules' tile decisions: innermost then outermost factor, log-scaled.
+  const LoopState ruled = env.start(rules_schedule(m, "main"), "main");
+  const std::vector<TileDecision> tiles = tile_decisions(ruled.sch.trace());
+  REQUIRE(tiles.size() >= static_cast<size_t>(kTileActions));
+  o = observe(ruled, env.options(), 0, 10);
+  g = &o[static_cast<size_t>(kObservedLoops * kObservedLoopWidth)];
+  for (int t = 0; t < kTileActions; ++t) {
+    const TileDecision& d = tiles[static_cast<size_t>(t)];
+    CHECK(g[3 + 2 * t] == Approx(std::log2(1.0 + static_cast<double>(d.factors.back())) / 8));
+    CHECK(g[4 + 2 * t] == Approx(std::log2(1.0 + static_cast<double>(d.factors.front())) / 8));
+  }
 }

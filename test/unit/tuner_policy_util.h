@@ -12,7 +12,8 @@ namespace tirc::test {
 
 class FixedPreferencePolicy final : public LoopPolicy {
  public:
-  // Values by action name; actions not named are worth 0.
+  // Values by output name (tuner/policy_search.h policy_output_names());
+  // actions not named are worth 0, and "stop" -1 unless named.
   explicit FixedPreferencePolicy(std::map<std::string, float> values = {{"parallel", 5},
                                                                         {"split_2", 4},
                                                                         {"unroll", 3},
@@ -20,9 +21,9 @@ class FixedPreferencePolicy final : public LoopPolicy {
       : values_(std::move(values)) {}
   std::vector<float> q_values(const std::vector<float>&) const override {
     std::vector<float> q;
-    for (const Action& a : all_actions()) {
-      auto it = values_.find(a.name());
-      q.push_back(it == values_.end() ? 0.0f : it->second);
+    for (const std::string& name : policy_output_names()) {
+      auto it = values_.find(name);
+      q.push_back(it != values_.end() ? it->second : name == "stop" ? -1.0f : 0.0f);
     }
     return q;
   }

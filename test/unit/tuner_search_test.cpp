@@ -77,8 +77,10 @@ TEST_CASE("every strategy finds the known best of a small synthetic space", "[tu
     // A policy does not search: tuner_policy_search_test.cpp has its tests.
     if (name.rfind("policy", 0) == 0) continue;
     INFO("strategy " << name);
+    // Random walks need the most trials: a few hundred programs of this
+    // space, drawn at random, miss its best for some seeds.
     TuneTask task(env, synthetic,
-                  SearchOptions{.budget_seconds = 20, .max_trials = 400, .max_depth = 3});
+                  SearchOptions{.budget_seconds = 20, .max_trials = 2000, .max_depth = 3});
     run_strategy(name, task, start);
     CHECK(task.best_gflops() == best);
     REQUIRE(task.best());

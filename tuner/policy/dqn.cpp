@@ -94,14 +94,16 @@ double DqnTrainer::play_episode(const QNetwork& net, double epsilon, std::mt1993
     t.reward = static_cast<float>(reward);
     t.next_obs = ep->observe(step + 1, length);
     obs = t.next_obs;
-    t.done = step + 1 == length;
+    t.done = step + 1 == length || ep->finished();
     if (!t.done) {
       legal = ep->legal();
       t.next_legal = bytes(legal);
     } else {
       t.next_legal.assign(static_cast<size_t>(env_.action_count()), 0);
     }
+    const bool done = t.done;
     steps.push_back(std::move(t));
+    if (done) break;
   }
   if (!steps.empty()) steps.back().done = true;
   std::lock_guard lock(shared_->replay);

@@ -29,6 +29,9 @@ class RlEpisode {
   virtual std::vector<bool> legal() const = 0;
   // Takes a legal action; returns its reward.
   virtual double act(int action) = 0;
+  // Whether the episode ended before its length (a stop action was taken):
+  // its last transition is then terminal.
+  virtual bool finished() const { return false; }
 };
 
 // An environment to train on. begin() is called from several threads at once.

@@ -9,6 +9,7 @@
 
 #include "ir/error.h"
 #include "schedule/trace.h"
+#include "tuner/auto_schedule.h"
 #include "tuner/observation.h"
 #include "tuner/policy_search.h"
 #include "tuner/tune_module.h"
@@ -95,12 +96,24 @@ LoopState plain_state(const LoopEnv& env, const DatasetEntry& kernel) {
   return env.start(Schedule(m), kernel.name);
 }
 
+LoopState start_state(const LoopEnv& env, const DatasetEntry& kernel, PolicyStart start,
+                      const RuleContext& rules) {
+  if (start == PolicyStart::plain) return plain_state(env, kernel);
+  IRModule m;
+  m.add(kernel.name, kernel.func);
+  return env.start(auto_schedule(m, rules).schedule, kernel.name);
+}
+
 namespace {
 
 class LoopEpisode final : public RlEpisode {
  public:
-  LoopEpisode(const DatasetEntry& kernel, PolicyMeasurements& measurements, const LoopEnv& env)
-      : kernel_(kernel), measurements_(measurements), env_(env), state_(plain_state(env, kernel)) {
+  LoopEpisode(const DatasetEntry& kernel, PolicyMeasurements& measurements, const LoopEnv& env,
+              PolicyStart start)
+      : kernel_(kernel),
+        measurements_(measurements),
+        env_(env),
+        state_(start_state(env, kernel, start, measurements.options().rules)) {
     gflops_ = measurements_.gflops(kernel_, state_);
   }
 
@@ -110,12 +123,19 @@ class LoopEpisode final : public RlEpisode {
 
   std::vector<bool> legal() const override {
     children_ = env_.children(state_);
-    std::vector<bool> out(all_actions().size(), false);
+    std::vector<bool> out(policy_stop_index() + 1, false);
     for (const auto& [a, next] : *children_) out[action_index(a)] = true;
+    out[policy_stop_index()] = true;
     return out;
   }
 
+  bool finished() const override { return stopped_; }
+
   double act(int action) override {
+    if (static_cast<size_t>(action) == policy_stop_index()) {
+      stopped_ = true;
+      return 0;
+    }
     const Action& a = all_actions().at(static_cast<size_t>(action));
     if (!children_) legal();
     for (auto& [b, next] : *children_)
@@ -135,14 +155,16 @@ class LoopEpisode final : public RlEpisode {
   const LoopEnv& env_;
   LoopState state_;
   double gflops_ = 0;
+  bool stopped_ = false;
   mutable std::optional<std::vector<std::pair<Action, LoopState>>> children_;
 };
 
 }  // namespace
 
 LoopTrainingEnv::LoopTrainingEnv(std::vector<DatasetEntry> kernels,
-                                 PolicyMeasurements& measurements, EnvOptions env)
-    : kernels_(std::move(kernels)), measurements_(measurements), env_(env) {
+                                 PolicyMeasurements& measurements, EnvOptions env,
+                                 PolicyStart start)
+    : kernels_(std::move(kernels)), measurements_(measurements), env_(env), start_(start) {
   if (kernels_.empty()) throw Error("training needs at least one kernel");
   if (!(measurements_.options().peak_gflops > 0))
     throw Error("training needs the machine's peak GFLOPS (the reward's scale)");
@@ -153,25 +175,26 @@ int LoopTrainingEnv::observation_size() const {
 }
 
 int LoopTrainingEnv::action_count() const {
-  return static_cast<int>(all_actions().size());
+  return static_cast<int>(policy_output_names().size());
 }
 
 std::unique_ptr<RlEpisode> LoopTrainingEnv::begin(std::mt19937_64& rng) {
   const DatasetEntry& k = kernels_[static_cast<size_t>(rng() % kernels_.size())];
-  return std::make_unique<LoopEpisode>(k, measurements_, env_);
+  return std::make_unique<LoopEpisode>(k, measurements_, env_, start_);
 }
 
 std::vector<PolicyEvaluation> evaluate_policy(const LoopPolicy& policy,
                                               const std::vector<DatasetEntry>& kernels,
                                               PolicyMeasurements& measurements, EnvOptions env,
-                                              int steps) {
+                                              int steps, PolicyStart from) {
   const LoopEnv loop_env(env);
   std::vector<PolicyEvaluation> out;
   for (const DatasetEntry& k : kernels) {
     PolicyEvaluation e;
     e.kernel = k.name;
-    LoopState start = plain_state(loop_env, k);
-    e.plain_gflops = measurements.gflops(k, start);
+    e.plain_gflops = measurements.gflops(k, plain_state(loop_env, k));
+    LoopState start = start_state(loop_env, k, from, measurements.options().rules);
+    e.start_gflops = measurements.gflops(k, start);
     const auto t0 = std::chrono::steady_clock::now();
     Rollout r = policy_rollout(loop_env, policy, start, steps);
     e.rollout_seconds =
@@ -183,12 +206,13 @@ std::vector<PolicyEvaluation> evaluate_policy(const LoopPolicy& policy,
   return out;
 }
 
-double geomean_speedup(const std::vector<PolicyEvaluation>& results) {
+double geomean_speedup(const std::vector<PolicyEvaluation>& results, bool over_start) {
   double log_sum = 0;
   int n = 0;
   for (const PolicyEvaluation& e : results)
-    if (e.plain_gflops > 0 && e.policy_gflops > 0) {
-      log_sum += std::log(e.policy_gflops / e.plain_gflops);
+    if (const double base = over_start ? e.start_gflops : e.plain_gflops;
+        base > 0 && e.policy_gflops > 0) {
+      log_sum += std::log(e.policy_gflops / base);
       ++n;
     }
   return n > 0 ? std::exp(log_sum / n) : 0;

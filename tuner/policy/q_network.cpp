@@ -83,8 +83,7 @@ std::unique_ptr<QNetwork> load_q_network(const std::string& path, PolicyInfo* in
     throw Error("the policy file '" + path + "' does not exist");
   PolicyInfo pi;
   std::unique_ptr<QNetwork> net(torch_module().load(path.c_str(), &pi));
-  std::vector<std::string> ours;
-  for (const Action& a : all_actions()) ours.push_back(a.name());
+  const std::vector<std::string> ours = policy_output_names();
   if (pi.actions != ours)
     throw Error("the policy '" + path + "' was trained for the actions " + join(pi.actions) +
                 "; this tirc has " + join(ours));
@@ -97,7 +96,7 @@ std::unique_ptr<QNetwork> load_q_network(const std::string& path, PolicyInfo* in
 }
 
 QNetworkShape loop_policy_shape(std::vector<int> hidden) {
-  return QNetworkShape{observation_size(), static_cast<int>(all_actions().size()),
+  return QNetworkShape{observation_size(), static_cast<int>(policy_output_names().size()),
                        std::move(hidden)};
 }
 

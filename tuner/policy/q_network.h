@@ -1,8 +1,8 @@
 // The Q-network of the learned loop policy (issue 13), on LibTorch: a fully
 // connected network from an observation (tuner/observation.h) to one value
-// per action (all_actions() order), its Double-DQN update, and the policy
-// file. LibTorch stays inside torch/q_network_torch.cpp: nothing here
-// includes it.
+// per output (all_actions() order, then stop: tuner/policy_search.h), its
+// Double-DQN update, and the policy file. LibTorch stays inside
+// torch/q_network_torch.cpp: nothing here includes it.
 #pragma once
 
 #include <cstdint>
