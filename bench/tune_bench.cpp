@@ -84,11 +84,11 @@ struct Options {
   bool start_default = false;  // --start default: search from the rule schedule
   bool quick = false;
   bool budgets_given = false;
-  bool verbose = false;  // -v: each search's best state (its actions) on stderr
-  bool bench_shapes = false;  // --matmul-bench-shapes
+  bool verbose = false;        // -v: each search's best state (its actions) on stderr
+  bool bench_shapes = false;   // --matmul-bench-shapes
   std::string set = "matmul";  // --set matmul|conv|depthwise
-  std::string target;         // --target NAME (empty: the host's)
-  std::string policy;         // --policy FILE: the network of policy, policy-beam
+  std::string target;          // --target NAME (empty: the host's)
+  std::string policy;          // --policy FILE: the network of policy, policy-beam
 };
 
 // One nest of the run: its kernel, and its matmul shape when oneDNN can run it.
@@ -250,14 +250,14 @@ int run(const Options& opt) {
   std::string budgets, strategies;
   for (double b : opt.budgets) budgets += (budgets.empty() ? "" : ", ") + budget_label(b);
   for (const std::string& s : opt.strategies) strategies += (strategies.empty() ? "" : ", ") + s;
-  std::printf(
-      "# %zu nests (%s); start: %s; budgets per nest and strategy: %s; strategies: %s\n",
-      shapes.size(),
-      opt.set == "conv"        ? "of the test split of the convolution set"
-      : opt.set == "depthwise" ? "of the depthwise set"
-      : opt.bench_shapes       ? "tirc_matmul_bench's shapes"
-                               : "of the test split of LoopTune's matmuls",
-      opt.start_default ? "rule default" : "untuned nest", budgets.c_str(), strategies.c_str());
+  std::printf("# %zu nests (%s); start: %s; budgets per nest and strategy: %s; strategies: %s\n",
+              shapes.size(),
+              opt.set == "conv"        ? "of the test split of the convolution set"
+              : opt.set == "depthwise" ? "of the depthwise set"
+              : opt.bench_shapes       ? "tirc_matmul_bench's shapes"
+                                       : "of the test split of LoopTune's matmuls",
+              opt.start_default ? "rule default" : "untuned nest", budgets.c_str(),
+              strategies.c_str());
 
   const LoopEnv env(EnvOptions{.threads = opt.threads});
   std::shared_ptr<const LoopPolicy> policy;
@@ -394,8 +394,8 @@ int run(const Options& opt) {
   }
   std::printf("\nSummary over %zu nests (geomeans; start: %s)\n", results.size(),
               opt.start_default ? "rule default" : "untuned nest");
-  std::printf("%-11s %7s | %9s %9s %9s %9s | %7s %7s | %9s %9s\n", "strategy", "budget",
-              "/untuned", "/default", "/oneDNN", "/best", ">5%", "failed", "trials", "states/s");
+  std::printf("%-11s %7s | %9s %9s %9s %9s | %7s %7s | %9s %9s\n", "strategy", "budget", "/untuned",
+              "/default", "/oneDNN", "/best", ">5%", "failed", "trials", "states/s");
   std::printf("%-11s %7s | %9s %9s %9s %9s | %7s %7s | %9s %9s\n", "untuned", "", "1.000",
               geomean(plain, rules).c_str(), geomean(plain, onednn).c_str(),
               geomean(plain, best).c_str(), "", "", "", "");
@@ -420,11 +420,10 @@ int run(const Options& opt) {
         if (run.gflops > 1.05 * start_gflops[i]) ++improved;
       }
       const double n = static_cast<double>(std::max<size_t>(results.size(), 1));
-      std::printf("%-11s %7s | %9s %9s %9s %9s | %7d %7d | %9s %9s\n",
-                  opt.strategies[si].c_str(), budget_label(opt.budgets[bi]).c_str(),
-                  geomean(tuned, plain).c_str(), geomean(tuned, rules).c_str(),
-                  geomean(tuned, onednn).c_str(), geomean(tuned, best).c_str(), improved, failed,
-                  fmt(trials / n).c_str(),
+      std::printf("%-11s %7s | %9s %9s %9s %9s | %7d %7d | %9s %9s\n", opt.strategies[si].c_str(),
+                  budget_label(opt.budgets[bi]).c_str(), geomean(tuned, plain).c_str(),
+                  geomean(tuned, rules).c_str(), geomean(tuned, onednn).c_str(),
+                  geomean(tuned, best).c_str(), improved, failed, fmt(trials / n).c_str(),
                   fmt(seconds > 0 ? static_cast<double>(states) / seconds : NAN, "%.0f").c_str());
     }
   std::printf(

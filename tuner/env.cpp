@@ -126,8 +126,7 @@ std::optional<LoopState> move_tile(const LoopState& s, const Action& a) {
   const std::vector<TileDecision> tiles = tile_decisions(s.sch.trace());
   if (a.tile < 0 || a.tile >= static_cast<int>(tiles.size())) return std::nullopt;
   const TileDecision& d = tiles[static_cast<size_t>(a.tile)];
-  std::optional<std::vector<int64_t>> factors =
-      moved_innermost(d, a.kind == ActionKind::grow_tile);
+  std::optional<std::vector<int64_t>> factors = moved_innermost(d, a.kind == ActionKind::grow_tile);
   if (!factors) return std::nullopt;
   LoopState next = s;
   next.sch = replay_from_initial(s.sch, with_tile_decision(s.sch.trace(), d.instruction, *factors));

@@ -374,8 +374,8 @@ void write_training_report(std::ostream& out, const std::string& title, const st
   }
   write_series_plot(out, "mean episode return (last 100)", returns, "training time (min)", "return",
                     colour(0));
-  write_series_plot(out, "validation speedup over the start", speedups,
-                    "training time (min)", "geomean speedup", colour(1));
+  write_series_plot(out, "validation speedup over the start", speedups, "training time (min)",
+                    "geomean speedup", colour(1));
   out << "</div>\n<h2>Curve</h2>\n<table>\n<thead><tr><th>minutes</th><th>episodes</th>"
          "<th>mean return</th><th>validation speedup</th></tr></thead>\n<tbody>\n";
   for (const TrainingCurvePoint& p : curve)

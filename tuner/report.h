@@ -56,7 +56,7 @@ std::vector<TuneCurvePoint> tune_curve_steps(const KernelTuneSummary& k);
 struct TrainingCurvePoint {
   double seconds = 0;
   int64_t episodes = 0;
-  double mean_return = 0;   // of the last 100 episodes
+  double mean_return = 0;  // of the last 100 episodes
   // Geomean over the validation kernels of the rollout's end over its start
   // (0: not measured).
   double validation_speedup = 0;
@@ -66,7 +66,7 @@ struct TrainingCurvePoint {
 struct PolicyRolloutRow {
   std::string kernel;
   double plain_gflops = 0, start_gflops = 0, policy_gflops = 0;  // start: where it began
-  std::string actions;  // "split_16 down vectorize ..."
+  std::string actions;                                           // "split_16 down vectorize ..."
 };
 
 // One HTML page: the learning curve (mean return and validation speedup

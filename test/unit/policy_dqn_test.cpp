@@ -334,9 +334,7 @@ class CostlyEnv final : public RlEnvironment {
  public:
   int observation_size() const override { return 2; }
   int action_count() const override { return 2; }
-  std::unique_ptr<RlEpisode> begin(std::mt19937_64&) override {
-    return std::make_unique<Costly>();
-  }
+  std::unique_ptr<RlEpisode> begin(std::mt19937_64&) override { return std::make_unique<Costly>(); }
 };
 
 }  // namespace

@@ -48,7 +48,7 @@ TEST_CASE("the shipped policy's rollouts on random nests are sound", "[policy][s
     const PolicyStart from = i % 3 == 2 ? PolicyStart::plain : PolicyStart::rules;
     const LoopState start = start_state(env, DatasetEntry{.name = "main", .func = f}, from, rules);
     const Rollout r = policy_rollout(env, *policy, start, policy->episode_length());
-    CHECK(r.actions.size() == static_cast<size_t>(policy->episode_length()));
+    CHECK(r.actions.size() <= static_cast<size_t>(policy->episode_length()));  // it may stop
     LoopState s = start;
     for (const Action& a : r.actions) {
       std::optional<LoopState> next = env.step(s, a);

@@ -76,12 +76,13 @@ LoopState run(const LoopEnv& env, LoopState s, const std::vector<std::string>& a
 TEST_CASE("the action list and names", "[tuner][env]") {
   std::vector<std::string> names;
   for (const Action& a : all_actions()) names.push_back(a.name());
-  CHECK(names == std::vector<std::string>{"up", "down", "swap_up", "swap_down", "split_2",
-                                          "split_4", "split_8", "split_16", "split_32", "split_64",
-                                          "vectorize", "parallel", "unroll", "cache_write",
-                                          "fuse_consumers", "grow_tile_0", "shrink_tile_0",
-                                          "grow_tile_1", "shrink_tile_1", "grow_tile_2",
-                                          "shrink_tile_2"});
+  CHECK(names ==
+        std::vector<std::string>{
+            "up",           "down",          "swap_up",     "swap_down",     "split_2",
+            "split_4",      "split_8",       "split_16",    "split_32",      "split_64",
+            "vectorize",    "parallel",      "unroll",      "cache_write",   "fuse_consumers",
+            "grow_tile_0",  "shrink_tile_0", "grow_tile_1", "shrink_tile_1", "grow_tile_2",
+            "shrink_tile_2"});
   for (const Action& a : all_actions()) CHECK(parse_action(a.name()) == a);
   CHECK(!parse_action("split_3"));
 }

@@ -10,8 +10,8 @@
 
 #include "ir/structural.h"
 #include "ir/text/parser.h"
-#include "tuner/features.h"
 #include "tuner/auto_schedule.h"
+#include "tuner/features.h"
 #include "tuner/observation.h"
 #include "tuner/policy_search.h"
 #include "tuner/space/tile_decisions.h"
@@ -174,8 +174,8 @@ TEST_CASE("apply_policy schedules contraction kernels only, from the rules' sche
     CHECK(applied == std::vector<std::string>{"main"});
     CHECK(structural_equal(sch.mod().at("relu"), m.at("relu")));
     const LoopEnv loop_env(EnvOptions{.threads = 1});
-    const Rollout r = policy_rollout(
-        loop_env, policy, loop_env.start(rules_schedule(m, "main", threads), "main"), 4);
+    const Rollout r = policy_rollout(loop_env, policy,
+                                     loop_env.start(rules_schedule(m, "main", threads), "main"), 4);
     // k (8) is one block already: grow_tile_2 is illegal, the rows shrink.
     CHECK(r.actions.front().name() == "shrink_tile_0");
     CHECK(structural_equal(sch.mod().at("main"), r.state.program()));
