@@ -15,6 +15,7 @@
 #include "ir/text/printer.h"
 #include "ir/verify.h"
 #include "tuner/auto_schedule.h"
+#include "rule_context_util.h"
 
 using namespace tirc;
 
@@ -26,12 +27,7 @@ const char* kPrograms[] = {"matmul.tir",   "batch_matmul.tir", "elementwise_chai
                            "max_pool2d.tir", "gelu.tir",       "broadcast_add.tir"};
 
 RuleContext context(Isa isa, Decisions decisions, int threads = 2) {
-  RuleContext cx;
-  CpuModel base;
-  base.target = Target{isa};
-  cx.cpu = parse_cpu_model("l1d=32K,l2=1M,l3=32M,threads=" + std::to_string(threads), base);
-  cx.decisions = decisions;
-  return cx;
+  return test::fixed_rules(isa, threads, decisions);
 }
 
 // The scheduled module verifies, equals the original (races checked) and

@@ -11,6 +11,7 @@
 #include "tuner/dataset.h"
 #include "tuner/policy/loop_training.h"
 #include "tuner/policy/q_network.h"
+#include "rule_context_util.h"
 
 using namespace tirc;
 
@@ -36,10 +37,7 @@ TEST_CASE("the shipped policy's rollouts on random nests are sound", "[policy][s
                             i % 2 ? ConvLayout::Nhwc : ConvLayout::Nchw}));
   }
   const LoopEnv env(EnvOptions{.threads = 1});
-  RuleContext rules;
-  CpuModel base;
-  base.target = Target{Isa::avx512};
-  rules.cpu = parse_cpu_model("l1d=32K,l2=1M,l3=32M,threads=1", base);
+  const RuleContext rules = test::fixed_rules(Isa::avx512, 1);
   int states = 0;
   for (size_t i = 0; i < funcs.size(); ++i) {
     const PrimFunc& f = funcs[i];

@@ -12,6 +12,7 @@
 #include "schedule/schedule.h"
 #include "tuner/auto_schedule.h"
 #include "tuner/features.h"
+#include "rule_context_util.h"
 
 using namespace tirc;
 
@@ -334,10 +335,7 @@ TEST_CASE("features of every corpus program, scheduled and lowered", "[features]
       if (e.path().extension() == ".tir") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   REQUIRE(files.size() >= 20);
-  RuleContext cx;
-  CpuModel base;
-  base.target = Target{Isa::avx512};
-  cx.cpu = parse_cpu_model("l1d=32K,l2=1M,l3=32M,threads=2", base);
+  const RuleContext cx = test::fixed_rules(Isa::avx512, 2);
   for (const fs::path& path : files) {
     std::ifstream in(path);
     std::ostringstream text;

@@ -16,6 +16,7 @@
 #include "tuner/policy_search.h"
 #include "tuner/space/tile_decisions.h"
 #include "tuner_policy_util.h"
+#include "rule_context_util.h"
 
 using namespace tirc;
 using tirc::test::FixedPreferencePolicy;
@@ -42,11 +43,7 @@ class Module:
 )";
 
 RuleContext rule_context(int threads) {
-  RuleContext cx;
-  CpuModel base;
-  base.target = Target{Isa::avx512};
-  cx.cpu = parse_cpu_model("l1d=32K,l2=1M,l3=32M,threads=" + std::to_string(threads), base);
-  return cx;
+  return test::fixed_rules(Isa::avx512, threads);
 }
 
 // The function alone in a module, as the rules schedule it.

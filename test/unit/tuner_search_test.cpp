@@ -10,6 +10,7 @@
 #include "tuner/auto_schedule.h"
 #include "tuner/search.h"
 #include "tuner_policy_util.h"
+#include "rule_context_util.h"
 
 using namespace tirc;
 
@@ -195,8 +196,7 @@ double best_over_decisions(const IRModule& plain, const Trace& t, size_t from, T
 
 TEST_CASE("evolutionary search finds the best of the rule space's decisions", "[tuner][search]") {
   IRModule m = parse_module(kMatmul);
-  RuleContext rules;
-  rules.cpu = parse_cpu_model("l1d=32K,l2=1M,l3=32M,threads=2", CpuModel{});
+  const RuleContext rules = test::fixed_rules(Isa::avx2, 2);
   Schedule defaults = auto_schedule(m, rules).schedule;
   // The rules' structure depends on some decisions: the decisions of many
   // random draws, each combination replayed.
