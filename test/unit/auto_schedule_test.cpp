@@ -14,17 +14,17 @@
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "ir/verify.h"
-#include "tuner/auto_schedule.h"
 #include "rule_context_util.h"
+#include "tuner/auto_schedule.h"
 
 using namespace tirc;
 
 namespace {
 
-const char* kPrograms[] = {"matmul.tir",   "batch_matmul.tir", "elementwise_chain.tir",
-                           "softmax.tir",  "layer_norm.tir",   "bias_add.tir",
-                           "transpose.tir", "sum_rows.tir",    "conv2d_nchw.tir",
-                           "max_pool2d.tir", "gelu.tir",       "broadcast_add.tir"};
+const char* kPrograms[] = {"matmul.tir",     "batch_matmul.tir", "elementwise_chain.tir",
+                           "softmax.tir",    "layer_norm.tir",   "bias_add.tir",
+                           "transpose.tir",  "sum_rows.tir",     "conv2d_nchw.tir",
+                           "max_pool2d.tir", "gelu.tir",         "broadcast_add.tir"};
 
 RuleContext context(Isa isa, Decisions decisions, int threads = 2) {
   return test::fixed_rules(isa, threads, decisions);
@@ -332,10 +332,12 @@ TEST_CASE("ONNX convolutions get the register-tiled contraction schedule", "[tun
       {"grouped", 8, 16, 6, 3, 1, 1, 2, "pad", "register tile 8x6"},
       {"depthwise", 8, 8, 12, 3, 1, 1, 8, "pad", "register tile 12x12"},
       {"channels-last 3x3", 8, 16, 12, 3, 1, 1, 1, "pad", "register tile 12x16", ConvLayout::Nhwc},
-      {"channels-last 3x3 blocked", 8, 32, 12, 3, 1, 1, 1, "pad", "register tile 12x32", ConvLayout::NhwcBlocked},
+      {"channels-last 3x3 blocked", 8, 32, 12, 3, 1, 1, 1, "pad", "register tile 12x32",
+       ConvLayout::NhwcBlocked},
       {"channels-last 1x1 stride 2 blocked", 8, 32, 12, 1, 2, 0, 1, "", "register tile 6x32",
        ConvLayout::NhwcBlocked},
-      {"channels-last depthwise", 32, 32, 12, 3, 1, 1, 32, "pad", "register tile 12x32", ConvLayout::Nhwc},
+      {"channels-last depthwise", 32, 32, 12, 3, 1, 1, 32, "pad", "register tile 12x32",
+       ConvLayout::Nhwc},
       {"channels-last depthwise stride 2", 48, 48, 14, 3, 2, 1, 48, "pad", "register tile 7x48",
        ConvLayout::Nhwc},
   };

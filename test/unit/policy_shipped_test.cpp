@@ -8,10 +8,10 @@
 
 #include "env_int.h"
 #include "loop_state_check.h"
+#include "rule_context_util.h"
 #include "tuner/dataset.h"
 #include "tuner/policy/loop_training.h"
 #include "tuner/policy/q_network.h"
-#include "rule_context_util.h"
 
 using namespace tirc;
 

@@ -9,10 +9,10 @@
 
 #include "ir/text/parser.h"
 #include "passes/pipeline.h"
+#include "rule_context_util.h"
 #include "schedule/schedule.h"
 #include "tuner/auto_schedule.h"
 #include "tuner/features.h"
-#include "rule_context_util.h"
 
 using namespace tirc;
 

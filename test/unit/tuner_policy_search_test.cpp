@@ -10,13 +10,13 @@
 
 #include "ir/structural.h"
 #include "ir/text/parser.h"
+#include "rule_context_util.h"
 #include "tuner/auto_schedule.h"
 #include "tuner/features.h"
 #include "tuner/observation.h"
 #include "tuner/policy_search.h"
 #include "tuner/space/tile_decisions.h"
 #include "tuner_policy_util.h"
-#include "rule_context_util.h"
 
 using namespace tirc;
 using tirc::test::FixedPreferencePolicy;

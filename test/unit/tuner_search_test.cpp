@@ -6,11 +6,11 @@
 #include "ir/functor.h"
 #include "ir/structural.h"
 #include "ir/text/parser.h"
+#include "rule_context_util.h"
 #include "schedule/trace.h"
 #include "tuner/auto_schedule.h"
 #include "tuner/search.h"
 #include "tuner_policy_util.h"
-#include "rule_context_util.h"
 
 using namespace tirc;
 
