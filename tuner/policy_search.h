@@ -15,9 +15,9 @@ namespace tirc {
 // A trained policy: the value of each action (all_actions() order) in a
 // state, from its observation (tuner/observation.h), then the value of
 // stopping (policy_stop_index()): the rollout ends there. Stopping gains
-// nothing and so is worth 0; a policy takes another action only where it
-// expects that action to gain, so on a schedule it cannot improve it stops
-// instead of wandering (LoopTune's agent has no such action).
+// nothing and so is worth 0: a greedy policy stops where it values every
+// action below that, instead of having to keep moving (LoopTune's agent has
+// no such action).
 class LoopPolicy {
  public:
   virtual ~LoopPolicy() = default;
