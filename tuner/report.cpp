@@ -90,13 +90,18 @@ std::string coord(double v) {
 
 // Axis ticks 0, step, 2 step, ... up to the first multiple of a 1-2-5 step
 // that reaches `max` (about five intervals).
+// From min (0, or below it for negative data) to max, ticks every step.
 struct Axis {
-  double max, step;
+  double min, max, step;
   int decimals;
+  // Where v lies between min (0) and max (1).
+  double fraction(double v) const { return (v - min) / (max - min); }
 };
-Axis nice_axis(double max) {
-  if (!positive(max)) max = 1;
-  const double raw = max / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
+// An axis over [min, max] (min <= 0) with about five round steps, both ends
+// rounded out to a step.
+Axis nice_axis(double max, double min = 0) {
+  if (!positive(max - min)) max = min + 1;
+  const double raw = (max - min) / 5, mag = std::pow(10.0, std::floor(std::log10(raw)));
   double step = mag * 10;
   for (double m : {1.0, 2.0, 5.0})
     if (raw <= m * mag * (1 + 1e-9)) {
@@ -104,7 +109,8 @@ Axis nice_axis(double max) {
       break;
     }
   const int decimals = step >= 1 ? 0 : int(std::ceil(-std::log10(step) - 1e-9));
-  return {std::ceil(max / step - 1e-9) * step, step, decimals};
+  return {min < 0 ? std::floor(min / step + 1e-9) * step : 0.0, std::ceil(max / step - 1e-9) * step,
+          step, decimals};
 }
 
 std::string tick_label(double v, int decimals) {
@@ -122,24 +128,24 @@ void write_frame(std::ostream& out, const std::string& title, const Axis& xa, co
                  const std::string& x_label, const std::string& y_label) {
   const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
   const double bottom = kTop + ph, right = kLeft + pw;
-  auto px = [&](double s) { return coord(kLeft + s / xa.max * pw); };
-  auto py = [&](double g) { return coord(bottom - g / ya.max * ph); };
+  auto px = [&](double s) { return coord(kLeft + xa.fraction(s) * pw); };
+  auto py = [&](double g) { return coord(bottom - ya.fraction(g) * ph); };
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\"" << kHeight
       << "\" viewBox=\"0 0 " << kWidth << ' ' << kHeight << "\">\n"
       << "<text x=\"" << kLeft << "\" y=\"14\" class=\"name\">" << escape(title) << "</text>\n";
   // Grid lines and ticks; the counters are integers so the last tick is exact.
-  for (int i = 0; i * xa.step <= xa.max * (1 + 1e-9); ++i) {
-    const double v = i * xa.step;
+  for (int i = 0; xa.min + i * xa.step <= xa.max * (1 + 1e-9); ++i) {
+    const double v = xa.min + i * xa.step;
     out << "<line x1=\"" << px(v) << "\" y1=\"" << coord(kTop) << "\" x2=\"" << px(v) << "\" y2=\""
         << coord(bottom + 4) << "\" class=\"grid\"/><text x=\"" << px(v) << "\" y=\""
         << coord(bottom + 15) << "\" text-anchor=\"middle\">" << tick_label(v, xa.decimals)
         << "</text>\n";
   }
-  for (int i = 0; i * ya.step <= ya.max * (1 + 1e-9); ++i) {
-    const double v = i * ya.step;
+  for (int i = 0; ya.min + i * ya.step <= ya.max * (1 + 1e-9); ++i) {
+    const double v = ya.min + i * ya.step;
     out << "<line x1=\"" << coord(kLeft - 4) << "\" y1=\"" << py(v) << "\" x2=\"" << coord(right)
         << "\" y2=\"" << py(v) << "\" class=\"grid\"/><text x=\"" << coord(kLeft - 6) << "\" y=\""
-        << coord(bottom - v / ya.max * ph + 4) << "\" text-anchor=\"end\">"
+        << coord(bottom - ya.fraction(v) * ph + 4) << "\" text-anchor=\"end\">"
         << tick_label(v, ya.decimals) << "</text>\n";
   }
   out << "<line x1=\"" << coord(kLeft) << "\" y1=\"" << coord(bottom) << "\" x2=\"" << coord(right)
@@ -165,8 +171,8 @@ void write_plot(std::ostream& out, const KernelTuneSummary& k, const std::string
   const Axis xa = nice_axis(x_max), ya = nice_axis(y_max * 1.05);
   const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
   const double bottom = kTop + ph, right = kLeft + pw;
-  auto px = [&](double s) { return coord(kLeft + s / xa.max * pw); };
-  auto py = [&](double g) { return coord(bottom - g / ya.max * ph); };
+  auto px = [&](double s) { return coord(kLeft + xa.fraction(s) * pw); };
+  auto py = [&](double g) { return coord(bottom - ya.fraction(g) * ph); };
 
   write_frame(out, k.kernel, xa, ya, "tuning time (s)", "GFLOPS");
   // Legend, top right: this kernel's colour is also its swatch in the table.
@@ -328,24 +334,27 @@ std::vector<TuneCurvePoint> tune_curve_steps(const KernelTuneSummary& k) {
 
 namespace {
 
-// A line through (x, y) points with a dot on each, on its own scales.
+// A line through (x, y) points with a dot on each, on its own scales (x from
+// 0; y from 0, or from below the lowest y when some are negative: a mean
+// return).
 void write_series_plot(std::ostream& out, const std::string& title,
                        const std::vector<std::pair<double, double>>& points,
                        const std::string& x_label, const std::string& y_label,
                        const std::string& stroke) {
   std::vector<std::pair<double, double>> valid;
-  double x_max = 0, y_max = 0;
+  double x_max = 0, y_max = 0, y_min = 0;
   for (const auto& [x, y] : points)
-    if (std::isfinite(x) && std::isfinite(y) && x >= 0 && y >= 0) {
+    if (std::isfinite(x) && std::isfinite(y) && x >= 0) {
       valid.emplace_back(x, y);
       x_max = std::max(x_max, x);
       y_max = std::max(y_max, y);
+      y_min = std::min(y_min, y);
     }
-  const Axis xa = nice_axis(x_max), ya = nice_axis(y_max * 1.05);
+  const Axis xa = nice_axis(x_max), ya = nice_axis(y_max * 1.05, y_min * 1.05);
   write_frame(out, title, xa, ya, x_label, y_label);
   const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
-  auto px = [&](double v) { return coord(kLeft + v / xa.max * pw); };
-  auto py = [&](double v) { return coord(kTop + ph - v / ya.max * ph); };
+  auto px = [&](double v) { return coord(kLeft + xa.fraction(v) * pw); };
+  auto py = [&](double v) { return coord(kTop + ph - ya.fraction(v) * ph); };
   if (valid.empty())
     out << "<text x=\"" << coord(kLeft + pw / 2) << "\" y=\"" << coord(kTop + ph / 2)
         << "\" text-anchor=\"middle\">no points</text>\n";

@@ -222,3 +222,32 @@ TEST_CASE("the terminal table is exact", "[report]") {
         "broken                        -             -        -       3      0.0s\n"
         "total (geomean)                                  2.19x     130     15.3s\n");
 }
+
+TEST_CASE("the training report plots negative mean returns below a zero line", "[report]") {
+  // From the rules' schedule most moves lose: mean returns are negative.
+  const std::vector<TrainingCurvePoint> curve = {
+      {180, 600, -0.28, 0.70}, {360, 1100, -0.14, 0.75}, {540, 1600, -0.20, 0.89}};
+  std::ostringstream os;
+  write_training_report(os, "looptune", "sub", curve,
+                        {{"mm_64_64_64", 0.7, 250.0, 255.0, "shrink_tile_0"}});
+  const std::string html = os.str();
+  check_balanced(html);
+  CHECK(count(html, "no points") == 0);
+  const auto lines = polylines(html);
+  REQUIRE(lines.size() == 2);  // mean return, validation speedup
+  REQUIRE(lines[0].size() == 3);
+  REQUIRE(lines[1].size() == 3);
+  // SVG y grows downwards: -0.14 is drawn above -0.20, which is above -0.28,
+  // and every return lies inside the plot (top 34, bottom 188).
+  CHECK(lines[0][1].second < lines[0][2].second);
+  CHECK(lines[0][2].second < lines[0][0].second);
+  for (const auto& [x, y] : lines[0]) {
+    CHECK(y >= 34.0);
+    CHECK(y <= 188.0);
+  }
+  // The return axis runs from -0.3 up to 0 in steps of 0.1 (the speedup's
+  // from 0 up: one 0.0 tick each).
+  CHECK(count(html, "text-anchor=\"end\">-0.3</text>") == 1);
+  CHECK(count(html, "text-anchor=\"end\">-0.1</text>") == 1);
+  CHECK(count(html, "text-anchor=\"end\">0.0</text>") == 2);
+}
