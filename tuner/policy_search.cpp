@@ -23,6 +23,13 @@ std::vector<std::string> policy_output_names() {
   return out;
 }
 
+std::vector<bool> legal_outputs(const std::vector<std::pair<Action, LoopState>>& children) {
+  std::vector<bool> legal(policy_stop_index() + 1, false);
+  for (const auto& [a, next] : children) legal[action_index(a)] = true;
+  legal[policy_stop_index()] = true;
+  return legal;
+}
+
 int best_legal_action(const std::vector<float>& q, const std::vector<bool>& legal) {
   int best = -1;
   for (size_t a = 0; a < q.size() && a < legal.size(); ++a)
@@ -44,9 +51,7 @@ Scored score(const LoopEnv& env, const LoopPolicy& policy, const LoopState& s, i
   Scored out;
   out.q = policy.q_values(observe(s, env.options(), step, policy.episode_length()));
   out.children = env.children(s);
-  out.legal.assign(policy_stop_index() + 1, false);
-  for (const auto& [a, next] : out.children) out.legal[action_index(a)] = true;
-  out.legal[policy_stop_index()] = true;
+  out.legal = legal_outputs(out.children);
   return out;
 }
 

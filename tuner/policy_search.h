@@ -30,6 +30,9 @@ class LoopPolicy {
 // of its outputs in order (what a policy file records).
 size_t policy_stop_index();
 std::vector<std::string> policy_output_names();
+// Which outputs are legal in a state whose legal children (LoopEnv::children)
+// these are: their actions, and stop always.
+std::vector<bool> legal_outputs(const std::vector<std::pair<Action, LoopState>>& children);
 
 // The index of the legal action with the highest value; -1 when none is
 // legal. Illegal actions are never picked, whatever their value.

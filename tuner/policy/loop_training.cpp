@@ -123,10 +123,7 @@ class LoopEpisode final : public RlEpisode {
 
   std::vector<bool> legal() const override {
     children_ = env_.children(state_);
-    std::vector<bool> out(policy_stop_index() + 1, false);
-    for (const auto& [a, next] : *children_) out[action_index(a)] = true;
-    out[policy_stop_index()] = true;
-    return out;
+    return legal_outputs(*children_);
   }
 
   bool finished() const override { return stopped_; }
