@@ -1,13 +1,16 @@
 // fp32 matmul GFLOPS: tirc (hand schedule, default rules, plain nest) vs OpenBLAS
 // and oneDNN, against the measured FMA peak, on 1 and 2 threads; and code
 // generation time per kernel: tirc (lower + generate_x86) vs clang-19 compiling
-// the same lowered kernel emitted as C.
+// the same lowered kernel emitted as C; and the rules' kernel through tirc's LLVM
+// generator (x86-64 for this CPU, -O3) against the same kernel through xbyak:
+// GFLOPS and code generation time.
 //
 //   tirc_matmul_bench [--quick] [--threads 1,2] [--csv]
 //
 // Every kernel's result is compared with OpenBLAS's before its time is
 // reported; a wrong kernel prints WRONG and the program exits with status 1.
 #include <cblas.h>
+#include <dlfcn.h>
 #include <omp.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +36,7 @@
 #include "bench/matmul_shapes.h"
 #include "bench/onednn_matmul.h"
 #include "codegen/c/c_emitter.h"
+#include "codegen/llvm/generator.h"
 #include "codegen/x86/generator.h"
 #include "codegen/x86/jit.h"
 #include "ir/error.h"
@@ -97,6 +101,43 @@ TircKernel build_tirc(const Shape& s, Scheduling how, const std::string& trace =
   return k;
 }
 
+// A kernel from the LLVM generator: the object linked into a shared object by
+// cc and loaded (the LLVM object has relocations the JIT does not resolve).
+struct LlvmKernel {
+  using PackedFn = int (*)(void* const*);
+  void* handle = nullptr;
+  PackedFn fn = nullptr;
+  double codegen_ms = 0;  // generate_llvm (IR, -O3 pipeline, object) from the lowered kernel
+  std::filesystem::path dir;
+  LlvmKernel() = default;
+  LlvmKernel(const LlvmKernel&) = delete;
+  LlvmKernel& operator=(const LlvmKernel&) = delete;
+  ~LlvmKernel() {
+    if (handle) dlclose(handle);
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+  }
+};
+
+void build_llvm(const PrimFunc& lowered, LlvmKernel& k) {
+  LlvmOptions options;
+  options.target = parse_llvm_target("native");
+  auto t0 = Clock::now();
+  const std::string object = generate_llvm({{"matmul", lowered}}, options, LlvmOutput::object);
+  k.codegen_ms = seconds_since(t0) * 1e3;
+  k.dir = std::filesystem::temp_directory_path() / ("tirc_bench_llvm_" + std::to_string(getpid()));
+  std::filesystem::create_directories(k.dir);
+  const std::string o = (k.dir / "k.o").string(), so = (k.dir / "k.so").string();
+  std::ofstream(o, std::ios::binary) << object;
+  // tirc_parallel_for resolves to this executable's runtime (it exports its symbols).
+  if (std::system(("cc -shared -o " + so + " " + o).c_str()) != 0)
+    throw Error("linking the LLVM kernel failed");
+  k.handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!k.handle) throw Error(std::string("dlopen: ") + dlerror());
+  k.fn = reinterpret_cast<LlvmKernel::PackedFn>(dlsym(k.handle, "matmul_packed"));
+  if (!k.fn) throw Error("no matmul_packed in the LLVM kernel");
+}
+
 // Wall time of `command` run as a child process (no shell), in ms; -1 when it fails.
 double time_child_ms(const std::vector<std::string>& command) {
   std::vector<char*> argv;
@@ -155,11 +196,13 @@ struct Row {
   Shape shape;
   int threads;
   double hand, rules, untransformed, openblas, onednn;  // GFLOPS; NaN when wrong
+  double llvm;  // the rules' kernel through the LLVM generator
 };
 
 struct CodegenRow {
   Shape shape;
   double tirc_hand_ms, tirc_default_ms, clang_o3_ms, clang_o0_ms;
+  double xbyak_rules_ms, llvm_rules_ms;  // the rules' kernel: generate_x86 vs generate_llvm
 };
 
 std::string fmt(double v, const char* f = "%.1f") {
@@ -205,10 +248,12 @@ int run(const Options& opt) {
         build_tirc(s, Scheduling::Script, matmul_schedule(s.m, s.n, s.k, host_target(), true));
     TircKernel rules = build_tirc(s, Scheduling::Rules);
     TircKernel plain = build_tirc(s, Scheduling::None);
+    LlvmKernel llvm_rules;
+    build_llvm(rules.lowered, llvm_rules);
     const std::string c_source = emit_c({{"matmul", hand.lowered}});
-    codegen.push_back({s, hand.codegen_ms, plain.codegen_ms,
-                       clang_ms(c_source, "-O3", opt.quick ? 1 : 3),
-                       clang_ms(c_source, "-O0", opt.quick ? 1 : 3)});
+    codegen.push_back(
+        {s, hand.codegen_ms, plain.codegen_ms, clang_ms(c_source, "-O3", opt.quick ? 1 : 3),
+         clang_ms(c_source, "-O0", opt.quick ? 1 : 3), rules.codegen_ms, llvm_rules.codegen_ms});
     OneDnnMatmul dnnl_mm(s.m, s.n, s.k, a.data(), b.data(), c.data());
 
     void* args[] = {a.data(), b.data(), c.data()};
@@ -227,9 +272,10 @@ int run(const Options& opt) {
     };
     for (int t : opt.threads) {
       set_threads(t);
-      Row r{s, t, 0, 0, 0, 0, 0};
+      Row r{s, t, 0, 0, 0, 0, 0, 0};
       r.hand = measure([&] { hand.fn(args); }, fast);
       r.rules = measure([&] { rules.fn(args); }, fast);
+      r.llvm = measure([&] { llvm_rules.fn(args); }, fast);
       r.untransformed = measure([&] { plain.fn(args); }, fast);
       r.openblas = measure(
           [&] {
@@ -243,10 +289,11 @@ int run(const Options& opt) {
       rows.push_back(r);
       if (!opt.csv) {
         std::printf(
-            "%4ld %4ld %4ld  thr %d  hand %8s  rules %8s  plain %6s  openblas %8s  onednn %8s\n",
+            "%4ld %4ld %4ld  thr %d  hand %8s  rules %8s  llvm %8s  plain %6s  openblas %8s  "
+            "onednn %8s\n",
             static_cast<long>(s.m), static_cast<long>(s.n), static_cast<long>(s.k), t,
-            fmt(r.hand).c_str(), fmt(r.rules).c_str(), fmt(r.untransformed).c_str(),
-            fmt(r.openblas).c_str(), fmt(r.onednn).c_str());
+            fmt(r.hand).c_str(), fmt(r.rules).c_str(), fmt(r.llvm).c_str(),
+            fmt(r.untransformed).c_str(), fmt(r.openblas).c_str(), fmt(r.onednn).c_str());
         std::fflush(stdout);
       }
     }
@@ -257,63 +304,76 @@ int run(const Options& opt) {
         "m,n,k,threads,tirc_hand_gflops,tirc_rules_gflops,tirc_plain_gflops,openblas_gflops,"
         "onednn_gflops,hand_vs_onednn,rules_vs_onednn,plain_vs_onednn,openblas_vs_onednn,"
         "peak_gflops,hand_peak_fraction,rules_peak_fraction,plain_peak_fraction,"
-        "openblas_peak_fraction,onednn_peak_fraction\n");
+        "openblas_peak_fraction,onednn_peak_fraction,llvm_rules_gflops,llvm_vs_onednn\n");
     for (const Row& r : rows) {
       const double p = peak[r.threads].gflops;
       std::printf(
           "%ld,%ld,%ld,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.4f,%.4f,%.3f,%.4f,%.4f,%.4f,%.4f,"
-          "%.4f\n",
+          "%.4f,%.3f,%.4f\n",
           static_cast<long>(r.shape.m), static_cast<long>(r.shape.n), static_cast<long>(r.shape.k),
           r.threads, r.hand, r.rules, r.untransformed, r.openblas, r.onednn, r.hand / r.onednn,
           r.rules / r.onednn, r.untransformed / r.onednn, r.openblas / r.onednn, p, r.hand / p,
-          r.rules / p, r.untransformed / p, r.openblas / p, r.onednn / p);
+          r.rules / p, r.untransformed / p, r.openblas / p, r.onednn / p, r.llvm,
+          r.llvm / r.onednn);
     }
     std::printf(
-        "\nm,n,k,tirc_hand_codegen_ms,tirc_plain_codegen_ms,clang19_O3_ms,clang19_O0_ms\n");
+        "\nm,n,k,tirc_hand_codegen_ms,tirc_plain_codegen_ms,clang19_O3_ms,clang19_O0_ms,"
+        "xbyak_rules_ms,llvm_rules_ms\n");
     for (const CodegenRow& r : codegen)
-      std::printf("%ld,%ld,%ld,%.3f,%.3f,%.3f,%.3f\n", static_cast<long>(r.shape.m),
+      std::printf("%ld,%ld,%ld,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", static_cast<long>(r.shape.m),
                   static_cast<long>(r.shape.n), static_cast<long>(r.shape.k), r.tirc_hand_ms,
-                  r.tirc_default_ms, r.clang_o3_ms, r.clang_o0_ms);
+                  r.tirc_default_ms, r.clang_o3_ms, r.clang_o0_ms, r.xbyak_rules_ms,
+                  r.llvm_rules_ms);
   } else {
     std::printf("\nfp32 matmul GFLOPS (ratio to oneDNN; percent of measured peak)\n");
-    std::printf("%4s %4s %4s %3s | %8s %8s %8s %8s %8s | %6s %6s %6s | %6s %6s %6s\n", "M", "N",
-                "K", "thr", "hand", "rules", "plain", "openblas", "onednn", "hand/D", "rules/D",
-                "blas/D", "hand%", "rules%", "dnnl%");
+    std::printf("%4s %4s %4s %3s | %8s %8s %8s %8s %8s %8s | %6s %6s %6s %6s | %6s %6s %6s\n", "M",
+                "N", "K", "thr", "hand", "rules", "llvm", "plain", "openblas", "onednn", "hand/D",
+                "rules/D", "llvm/D", "blas/D", "hand%", "rules%", "dnnl%");
     for (const Row& r : rows) {
       const double p = peak[r.threads].gflops;
-      std::printf("%4ld %4ld %4ld %3d | %8s %8s %8s %8s %8s | %6s %6s %6s | %6s %6s %6s\n",
+      std::printf("%4ld %4ld %4ld %3d | %8s %8s %8s %8s %8s %8s | %6s %6s %6s %6s | %6s %6s %6s\n",
                   static_cast<long>(r.shape.m), static_cast<long>(r.shape.n),
                   static_cast<long>(r.shape.k), r.threads, fmt(r.hand).c_str(),
-                  fmt(r.rules).c_str(), fmt(r.untransformed).c_str(), fmt(r.openblas).c_str(),
-                  fmt(r.onednn).c_str(), fmt(r.hand / r.onednn, "%.2f").c_str(),
-                  fmt(r.rules / r.onednn, "%.2f").c_str(),
+                  fmt(r.rules).c_str(), fmt(r.llvm).c_str(), fmt(r.untransformed).c_str(),
+                  fmt(r.openblas).c_str(), fmt(r.onednn).c_str(),
+                  fmt(r.hand / r.onednn, "%.2f").c_str(), fmt(r.rules / r.onednn, "%.2f").c_str(),
+                  fmt(r.llvm / r.onednn, "%.2f").c_str(),
                   fmt(r.openblas / r.onednn, "%.2f").c_str(), fmt(100 * r.hand / p).c_str(),
                   fmt(100 * r.rules / p).c_str(), fmt(100 * r.onednn / p).c_str());
     }
     // Geometric means over the shapes, per thread count.
     for (int t : opt.threads) {
-      double log_hand = 0, log_rules = 0;
+      double log_hand = 0, log_rules = 0, log_llvm = 0;
       int n = 0;
       for (const Row& r : rows) {
         if (r.threads != t) continue;
         log_hand += std::log(r.hand / r.onednn);
         log_rules += std::log(r.rules / r.onednn);
+        log_llvm += std::log(r.llvm / r.onednn);
         ++n;
       }
       if (n)
-        std::printf("geomean over %d shapes, %d thread(s): hand %.3fx oneDNN, rules %.3fx oneDNN\n",
-                    n, t, std::exp(log_hand / n), std::exp(log_rules / n));
+        std::printf(
+            "geomean over %d shapes, %d thread(s): hand %.3fx oneDNN, rules %.3fx oneDNN, rules "
+            "through LLVM %.3fx oneDNN\n",
+            n, t, std::exp(log_hand / n), std::exp(log_rules / n), std::exp(log_llvm / n));
     }
     std::printf(
         "\nCode generation per kernel, ms (tirc: lower + generate_x86 in process; "
-        "clang-19: the hand-scheduled kernel emitted as C, -march=native -c, child process)\n");
-    std::printf("%4s %4s %4s | %10s %12s | %12s %12s\n", "M", "N", "K", "tirc hand", "tirc plain",
-                "clang-19 -O3", "clang-19 -O0");
+        "clang-19: the hand-scheduled kernel emitted as C, -march=native -c, child process; "
+        "rules: the rules' kernel from its lowered form, generate_x86 vs generate_llvm -O3 to an "
+        "object, in process)\n");
+    std::printf("%4s %4s %4s | %10s %12s | %12s %12s | %11s %10s %7s\n", "M", "N", "K", "tirc hand",
+                "tirc plain", "clang-19 -O3", "clang-19 -O0", "xbyak rules", "llvm rules",
+                "llvm/x");
     for (const CodegenRow& r : codegen)
-      std::printf("%4ld %4ld %4ld | %10s %12s | %12s %12s\n", static_cast<long>(r.shape.m),
-                  static_cast<long>(r.shape.n), static_cast<long>(r.shape.k),
-                  fmt(r.tirc_hand_ms, "%.2f").c_str(), fmt(r.tirc_default_ms, "%.2f").c_str(),
-                  fmt(r.clang_o3_ms, "%.1f").c_str(), fmt(r.clang_o0_ms, "%.1f").c_str());
+      std::printf("%4ld %4ld %4ld | %10s %12s | %12s %12s | %11s %10s %7s\n",
+                  static_cast<long>(r.shape.m), static_cast<long>(r.shape.n),
+                  static_cast<long>(r.shape.k), fmt(r.tirc_hand_ms, "%.2f").c_str(),
+                  fmt(r.tirc_default_ms, "%.2f").c_str(), fmt(r.clang_o3_ms, "%.1f").c_str(),
+                  fmt(r.clang_o0_ms, "%.1f").c_str(), fmt(r.xbyak_rules_ms, "%.2f").c_str(),
+                  fmt(r.llvm_rules_ms, "%.1f").c_str(),
+                  fmt(r.llvm_rules_ms / r.xbyak_rules_ms, "%.0f").c_str());
   }
   if (!all_correct) std::fprintf(stderr, "error: some kernels computed wrong results (WRONG)\n");
   return all_correct ? 0 : 1;

@@ -1,5 +1,6 @@
 # tirc_add_model(TARGET <name> MODEL <model.onnx | module.tir>
-#                [NAME <symbol-prefix>] [ISA <x86-64-avx512 | x86-64-avx2>]
+#                [NAME <symbol-prefix>]
+#                [ISA <x86-64-avx512 | x86-64-avx2 | aarch64-linux-gnu>] [MCPU <cpu>]
 #                [DIMS <name>=<value>...] [OPTIONS <extra tirc compile flags>...]
 #                [TUNE_DB <tune.db>])
 #
@@ -9,7 +10,10 @@
 # target adds the generated header's directory to the include path
 # (#include "<prefix>.h") and links the tirc runtime and threads.
 # NAME defaults to <name>; ISA defaults to the build machine's CPU, so set it
-# when the program runs elsewhere. The object is rebuilt when the model (or,
+# when the program runs elsewhere; in a cross build for AArch64
+# (CMAKE_SYSTEM_PROCESSOR aarch64, e.g. with cmake/aarch64-linux-gnu.cmake) it
+# defaults to aarch64-linux-gnu. MCPU picks the CPU for the LLVM generator
+# (`--mcpu`, e.g. neoverse-n1). The object is rebuilt when the model (or,
 # for a .tir module, its weights side file) or tirc changes. TUNE_DB schedules
 # every kernel by its best record in a tuning database made by `tirc tune
 # --db` (kernels without one get the rules), and rebuilds when it changes.
@@ -21,7 +25,7 @@
 # Needs TIRC_EXECUTABLE and the imported target tirc::runtime, which
 # find_package(Tirc CONFIG) provides.
 function(tirc_add_model)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "TARGET;MODEL;NAME;ISA;TUNE_DB" "OPTIONS;DIMS")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "TARGET;MODEL;NAME;ISA;MCPU;TUNE_DB" "OPTIONS;DIMS")
   if(NOT ARG_TARGET OR NOT ARG_MODEL)
     message(FATAL_ERROR "tirc_add_model: TARGET and MODEL are required")
   endif()
@@ -64,8 +68,14 @@ function(tirc_add_model)
     list(APPEND dim_flags "--dim=${dim}")
   endforeach()
   set(isa_flag "")
+  if(NOT ARG_ISA AND CMAKE_CROSSCOMPILING AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+    set(ARG_ISA aarch64-linux-gnu)
+  endif()
   if(ARG_ISA)
     set(isa_flag "--target=${ARG_ISA}")
+  endif()
+  if(ARG_MCPU)
+    list(APPEND isa_flag "--mcpu=${ARG_MCPU}")
   endif()
   add_custom_command(
     OUTPUT "${object}" "${header}"

@@ -22,6 +22,8 @@ packages=(
   python3-onnx python3-numpy
   # test and benchmark oracles
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libonnx-testdata
+  # AArch64 objects of the LLVM generator: linked by the cross compiler, run under emulation
+  qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 )
 
 missing=()

@@ -8,15 +8,16 @@
 
 #include "codegen/c/c_emitter.h"
 #include "codegen/llvm/disassemble.h"
+#include "codegen/llvm/generator.h"
 #include "codegen/object/c_header.h"
 #include "codegen/object/elf_writer.h"
 #include "codegen/x86/generator.h"
 #include "driver/commands.h"
 #include "driver/model_flags.h"
+#include "driver/schedule_flags.h"
 #include "driver/session.h"
 #include "ir/text/printer.h"
 #include "passes/pipeline.h"
-#include "driver/schedule_flags.h"
 #include "schedule/schedule.h"
 #include "schedule/trace.h"
 
@@ -31,6 +32,9 @@ struct CompileOptions {
   std::string header;
   std::string name;
   std::string target;
+  std::string mcpu;
+  std::string backend;  // xbyak or llvm; empty: llvm for AArch64 and --emit=llvm, else xbyak
+  int opt_level = 3;
   std::string func;
   std::string print_after;
   ScheduleFlags scheduling;
@@ -48,10 +52,6 @@ std::string c_identifier(const std::string& text) {
 
 bool is_c_identifier(const std::string& text) {
   return !text.empty() && c_identifier(text) == text;
-}
-
-void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
-  write_file(path, std::string(bytes.begin(), bytes.end()));
 }
 
 std::string pass_names() {
@@ -90,6 +90,37 @@ void log_generator_stats(const GeneratorStats& s, bool contraction_kernels) {
       s.reloads);
 }
 
+// `-v` for the LLVM generator: which Vectorized loops stayed serial and why.
+void log_llvm_stats(const LlvmStats& s) {
+  for (const std::string& why : s.serial) spdlog::debug("llvm codegen: serial: {}", why);
+  spdlog::debug("llvm codegen: {} vectorized loop(s), {} serial, {} parallel loop(s)",
+                s.vectorized_loops, s.serial.size(), s.parallel_loops);
+}
+
+// Whether the LLVM generator emits: asked for, or the only one for the target/output.
+bool use_llvm(const CompileOptions& o) {
+  if (o.backend == "llvm") return true;
+  if (o.backend == "xbyak") {
+    if (is_llvm_only_target(o.target) || o.target == "x86-64")
+      throw Error("target " + o.target + " is emitted by the LLVM generator only (--backend=llvm)");
+    if (o.emit == "llvm") throw Error("--emit=llvm needs --backend=llvm");
+    if (!o.mcpu.empty()) throw Error("--mcpu is an option of the LLVM generator (--backend=llvm)");
+    return false;
+  }
+  return is_llvm_only_target(o.target) || o.target == "x86-64" || o.emit == "llvm" ||
+         !o.mcpu.empty();
+}
+
+void write_object(const CompileOptions& o, const std::string& bytes) {
+  const std::string out = o.output.empty()
+                              ? c_identifier(std::filesystem::path(o.file).stem().string()) + ".o"
+                              : o.output;
+  if (out == "-")
+    std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  else
+    write_file(out, bytes);
+}
+
 int run_compile(const CompileOptions& o) {
   if (o.print_passes) {
     for (const LoweringPass& p : lowering_passes())
@@ -112,8 +143,20 @@ int run_compile(const CompileOptions& o) {
     std::cerr << "tirc compile: error: --name '" << prefix << "' is not a C identifier\n";
     return kUsage;
   }
+  const bool llvm = use_llvm(o);
+  LlvmOptions llvm_options;
   GeneratorOptions gen;
-  gen.target = o.target.empty() ? host_target() : parse_target(o.target);
+  if (llvm) {
+    llvm_options.target = parse_llvm_target(o.target.empty() ? "native" : o.target, o.mcpu);
+    llvm_options.opt_level = o.opt_level;
+    gen.target = llvm_options.target.rules_target();
+  } else {
+    // A name only LLVM knows, or none at all: the LLVM parser's error lists every target.
+    const bool x86_name = o.target == "x86-64-avx512" || o.target == "x86-64-avx2" ||
+                          o.target == "native" || o.target == "host";
+    if (!o.target.empty() && !x86_name) parse_llvm_target(o.target);
+    gen.target = o.target.empty() ? host_target() : parse_target(o.target);
+  }
   gen.contraction_kernels = o.contraction_kernels;
 
   IRModule m = load_module(o.file, o.model);
@@ -147,6 +190,7 @@ int run_compile(const CompileOptions& o) {
     header_entries.push_back({prefix + "_" + fname, selected.at(fname)});
   }
   gen.module = &m;  // the constants AllocateConst binds
+  llvm_options.module = &m;
   if (!o.header.empty()) write_file(o.header, write_c_header(prefix, header_entries));
 
   if (o.emit == "tir") {
@@ -155,6 +199,19 @@ int run_compile(const CompileOptions& o) {
     write_output(o.output, write_c_header(prefix, header_entries));
   } else if (o.emit == "c") {
     write_output(o.output, emit_c(functions, &m));
+  } else if (llvm) {
+    LlvmStats stats;
+    const LlvmOutput what = o.emit == "llvm"  ? LlvmOutput::ir
+                            : o.emit == "asm" ? LlvmOutput::assembly
+                                              : LlvmOutput::object;
+    const std::string out = generate_llvm(functions, llvm_options, what, &stats);
+    log_llvm_stats(stats);
+    if (what == LlvmOutput::object)
+      write_object(o, out);
+    else
+      write_output(o.output, out);
+  } else if (o.emit == "llvm") {
+    throw Error("--emit=llvm needs --backend=llvm");
   } else if (o.emit == "asm") {
     GeneratorStats stats;
     const MachineCode code = generate_x86(functions, gen, &stats);
@@ -164,16 +221,8 @@ int run_compile(const CompileOptions& o) {
     GeneratorStats stats;
     const MachineCode code = generate_x86(functions, gen, &stats);
     log_generator_stats(stats, gen.contraction_kernels);
-    const std::string out = o.output.empty()
-                                ? c_identifier(std::filesystem::path(o.file).stem().string()) + ".o"
-                                : o.output;
-    if (out == "-") {
-      const std::vector<uint8_t> bytes = write_elf_object(code);
-      std::cout.write(reinterpret_cast<const char*>(bytes.data()),
-                      static_cast<std::streamsize>(bytes.size()));
-    } else {
-      write_bytes(out, write_elf_object(code));
-    }
+    const std::vector<uint8_t> bytes = write_elf_object(code);
+    write_object(o, std::string(bytes.begin(), bytes.end()));
   }
   return kOk;
 }
@@ -184,17 +233,29 @@ void add_compile_command(CLI::App& app, int& status) {
   auto* cmd = app.add_subcommand("compile", "Lower TensorIR functions and generate code for them");
   cmd->add_option("file", opts->file, "Input .tir file");
   cmd->add_option("-o,--output", opts->output, "Output file ('-' for stdout)");
-  cmd->add_option(
-         "--emit", opts->emit,
-         "What to write: obj (default: <stem>.o), asm, header, c or tir (stdout unless -o)")
-      ->check(CLI::IsMember({"tir", "obj", "asm", "header", "c"}))
+  cmd->add_option("--emit", opts->emit,
+                  "What to write: obj (default: <stem>.o), asm, llvm (LLVM IR), header, c or tir "
+                  "(stdout unless -o)")
+      ->check(CLI::IsMember({"tir", "obj", "asm", "llvm", "header", "c"}))
       ->capture_default_str();
   cmd->add_option("-H,--header", opts->header, "Also write the C header to this file");
   cmd->add_option(
       "--name", opts->name,
       "Symbol prefix: functions are <name>_<func> (default: the file stem as a C identifier)");
   cmd->add_option("--target", opts->target,
-                  "x86-64-avx512, x86-64-avx2 or native (default: what this CPU supports)");
+                  "x86-64-avx512, x86-64-avx2, native (default: what this CPU supports), "
+                  "x86-64 or aarch64-linux-gnu (LLVM generator)");
+  cmd->add_option(
+      "--mcpu", opts->mcpu,
+      "CPU for the LLVM generator (e.g. neoverse-n1, neoverse-v1, cortex-a76, apple-m1, "
+      "x86-64-v4); an unknown name lists the valid ones");
+  cmd->add_option("--backend", opts->backend,
+                  "Code generator: xbyak (x86-64) or llvm (default: llvm for aarch64-linux-gnu, "
+                  "--emit=llvm and --mcpu, else xbyak)")
+      ->check(CLI::IsMember({"xbyak", "llvm"}));
+  cmd->add_option("--opt-level", opts->opt_level, "LLVM generator: optimization level 0-3")
+      ->check(CLI::Range(0, 3))
+      ->capture_default_str();
   add_schedule_flags(cmd, opts->scheduling);
   add_model_flags(cmd, opts->model);
   cmd->add_flag("!--no-contraction-kernels", opts->contraction_kernels,

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "codegen/llvm/generator.h"
 #include "driver/commands.h"
 #include "driver/model_flags.h"
 #include "driver/model_io.h"
@@ -64,6 +65,11 @@ std::string file_name_for(const std::string& name) {
 constexpr int kProfileRuns = 10;
 
 int run_model(const RunOptions& o) {
+  if (is_llvm_only_target(o.target))
+    throw Error("cannot run " + o.target +
+                " code on this machine: tirc run runs the host's code; compile it with tirc "
+                "compile --target " +
+                o.target + " and run it there (or under qemu-aarch64)");
   if (o.profile && o.interpret)
     throw Error("--profile times compiled kernels; it cannot be used with --interpret");
   // The input files bind the model's symbolic dimensions that no flag binds.

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <optional>
 
+#include "codegen/llvm/generator.h"
 #include "driver/commands.h"
 #include "driver/model_flags.h"
 #include "driver/policy_flags.h"
@@ -76,6 +77,10 @@ int run_tune(const TuneOptions& o) {
   // runtime and the CPU model both read TIRC_NUM_THREADS.
   if (o.threads > 0) ::setenv("TIRC_NUM_THREADS", std::to_string(o.threads).c_str(), 1);
   const double budget = parse_duration(o.budget, "--budget");
+  if (is_llvm_only_target(o.target))
+    throw Error("tirc tune measures on this machine, which cannot run " + o.target +
+                " code; tune on an " + o.target +
+                " machine, or compile with the default schedules");
   const Target target = o.target.empty() ? host_target() : parse_target(o.target);
   if (!host_supports(target))
     throw Error("tirc tune measures on this machine, which cannot run " + target.name());

@@ -18,7 +18,9 @@ constexpr uint8_t kX86 =
 // predicate they have a function for.
 constexpr uint8_t kEval =
     static_cast<uint8_t>(Backend::Interpreter) | static_cast<uint8_t>(Backend::C);
-constexpr uint8_t kAll = kEval | kX86;
+// The LLVM generator takes what the x86 one takes, plus the integer bit operations.
+constexpr uint8_t kLlvm = static_cast<uint8_t>(Backend::Llvm);
+constexpr uint8_t kAll = kEval | kX86 | kLlvm;
 
 constexpr Intrinsic unary(std::string_view name, Id id, const char* c, uint8_t backends, Unary fn) {
   return {name, id, 1, DtypeRule::FloatMath, backends, fn, nullptr, nullptr, c};
@@ -106,12 +108,12 @@ std::span<const Intrinsic> intrinsics() {
 
       other("popcount", Id::Popcount, 1, DtypeRule::IntegerBits, 0),
       other("clz", Id::Clz, 1, DtypeRule::IntegerBits, 0),
-      other("bitwise_and", Id::BitwiseAnd, 2, DtypeRule::IntegerBits, kEval),
-      other("bitwise_or", Id::BitwiseOr, 2, DtypeRule::IntegerBits, kEval),
-      other("bitwise_xor", Id::BitwiseXor, 2, DtypeRule::IntegerBits, kEval),
-      other("bitwise_not", Id::BitwiseNot, 1, DtypeRule::IntegerBits, kEval),
-      other("shift_left", Id::ShiftLeft, 2, DtypeRule::IntegerBits, kEval),
-      other("shift_right", Id::ShiftRight, 2, DtypeRule::IntegerBits, kEval),
+      other("bitwise_and", Id::BitwiseAnd, 2, DtypeRule::IntegerBits, kEval | kLlvm),
+      other("bitwise_or", Id::BitwiseOr, 2, DtypeRule::IntegerBits, kEval | kLlvm),
+      other("bitwise_xor", Id::BitwiseXor, 2, DtypeRule::IntegerBits, kEval | kLlvm),
+      other("bitwise_not", Id::BitwiseNot, 1, DtypeRule::IntegerBits, kEval | kLlvm),
+      other("shift_left", Id::ShiftLeft, 2, DtypeRule::IntegerBits, kEval | kLlvm),
+      other("shift_right", Id::ShiftRight, 2, DtypeRule::IntegerBits, kEval | kLlvm),
   };
   return kTable;
 }

@@ -1,7 +1,7 @@
 // The intrinsic registry: every intrinsic a Call may name, in one immutable
 // table (intrinsics() in intrinsic.cpp). The parser accepts exactly these
 // names with their arity; the verifier reports any other name or arity; the
-// interpreter and the three generators look a call up here and dispatch on
+// interpreter and the four generators look a call up here and dispatch on
 // its IntrinsicId, never on the name.
 //
 // Adding an intrinsic: add its IntrinsicId below and one row per name to the
@@ -15,7 +15,8 @@
 // x86 generator takes needs a case in FunctionEmitter::eval_call
 // (codegen/x86/emitter_scalar.cpp) and, for vector loops, in the rule and the
 // emission of codegen/x86/emitter_vector.cpp (vec_math_fn_of in
-// codegen/x86/math.h when it is one of the vector math kernels).
+// codegen/x86/math.h when it is one of the vector math kernels); one the LLVM
+// generator takes needs a case in codegen/llvm/llvm_expr.cpp.
 #pragma once
 
 #include <cstdint>
@@ -100,6 +101,7 @@ enum class Backend : uint8_t {
   X86Scalar = 2,
   X86Vector = 4,
   C = 8,
+  Llvm = 16,  // codegen/llvm (AArch64, x86-64 through LLVM)
 };
 
 inline constexpr int kVariadicArity = -1;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/llvm/generator.h"
 #include "codegen/x86/generator.h"
 #include "ir/eval/interpreter.h"
 #include "ir/functor.h"
@@ -12,10 +13,18 @@ namespace tirc {
 
 namespace {
 
-// Whether the x86 generator takes f as scheduled (lowered alone; a kernel
-// refers to no other function).
+// Whether the target's generator takes f as scheduled (lowered alone; a
+// kernel refers to no other function): the x86 one, or for AArch64 the LLVM
+// one (its IR, unoptimized: whether it emits, not how fast).
 std::string generator_refusal(const PrimFunc& f, const Target& target) {
   try {
+    if (target.isa == Isa::neon) {
+      LlvmOptions options;
+      options.target = parse_llvm_target("aarch64-linux-gnu");
+      options.opt_level = 0;
+      generate_llvm({{"probe", lower(f)}}, options, LlvmOutput::ir);
+      return "";
+    }
     GeneratorOptions gen;
     gen.target = target;
     generate_x86({{"probe", lower(f)}}, gen);

@@ -35,6 +35,9 @@ MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
 
 MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
                          const GeneratorOptions& options, GeneratorStats* stats) {
+  if (options.target.isa == Isa::neon)
+    throw Error("x86 codegen: target " + options.target.name() +
+                " is not x86-64 (the LLVM generator emits it: --backend=llvm)");
   PlainAllocator allocator;
   Xbyak::CodeGenerator code(4096, Xbyak::AutoGrow, &allocator);
   ConstantPool pool;

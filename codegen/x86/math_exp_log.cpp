@@ -3,45 +3,16 @@
 #include <array>
 #include <limits>
 
+#include "codegen/math_constants.h"
 #include "codegen/x86/math_emitter.h"
 
 namespace tirc::vecmath {
 
+using namespace math_constants;
+
 using Xbyak::util::k7;
 
 namespace {
-
-// ln 2 split for Cody-Waite reduction: kLn2Hi is ln 2 rounded to float and
-// kLn2Lo the rest, so x - n*ln2 is formed with two fused multiply-adds and
-// loses almost nothing even for |n| ~ 150.
-constexpr float kLn2Hi = 6.931471825e-01f;
-constexpr float kLn2Lo = -1.904654212e-09f;
-constexpr float kLog2e = 1.442695022e+00f;
-
-// exp(x) overflows above ln(FLT_MAX) ~ 88.72 and rounds to zero below
-// ln(2^-150) ~ -103.97; clamping to [kExpLo, kExpHi] keeps n = round(x/ln2)
-// within [-150, 128] so 2^n can be applied in two normal halves.
-constexpr float kExpHi = 89.0f;
-constexpr float kExpLo = -104.0f;
-
-// e^r ~= 1 + r + r^2 * P(r) on |r| <= ln2/2: P is a degree-4 fit of
-// (e^r - 1 - r) / r^2 at Chebyshev nodes (near-minimax, relative error of the
-// whole approximation ~1e-9 before float rounding).
-constexpr std::array<float, 5> kExpPoly = {1.392617589e-03f, 8.363173343e-03f, 4.166655615e-02f,
-                                           1.666657776e-01f, 5.000000000e-01f};
-
-// log(1+f) ~= f - f^2/2 + f^3 * Q(f) on f in [sqrt(1/2)-1, sqrt(2)-1]; Q is a
-// degree-8 fit of (log1p(f) - f + f^2/2) / f^3 at Chebyshev nodes.
-constexpr std::array<float, 9> kLogPoly = {6.971611828e-02f,  -1.147973388e-01f, 1.168541983e-01f,
-                                           -1.242568716e-01f, 1.424905807e-01f,  -1.666780263e-01f,
-                                           2.000071555e-01f,  -2.499999702e-01f, 3.333333135e-01f};
-
-// Bits of float sqrt(1/2): subtracting them from a float's bits makes the
-// exponent field floor(log2(x / sqrt(1/2))), so the mantissa lands in
-// [sqrt(1/2), sqrt(2)) where log1p's argument is smallest.
-constexpr uint32_t kSqrtHalfBits = 0x3f3504f3u;
-constexpr float kFltMin = 1.17549435e-38f;  // smallest normal
-constexpr float kTwo23 = 8388608.0f;
 
 // vfixupimmps response nibbles for log, per input class (QNaN, SNaN, +-0,
 // +1, -inf, +inf, negative, positive): the NaN itself, quieted NaN, -inf,

@@ -7,7 +7,15 @@
 namespace tirc {
 
 std::string Target::name() const {
-  return isa == Isa::avx512 ? "x86-64-avx512" : "x86-64-avx2";
+  switch (isa) {
+    case Isa::avx512:
+      return "x86-64-avx512";
+    case Isa::neon:
+      return "aarch64-neon";
+    case Isa::avx2:
+      break;
+  }
+  return "x86-64-avx2";
 }
 
 namespace {
@@ -35,6 +43,7 @@ Target host_target() {
 }
 
 bool host_supports(const Target& t) {
+  if (t.isa == Isa::neon) return false;  // this generator's host is x86-64
   return t.isa == Isa::avx512 ? cpu_has_avx512() : cpu_has_avx2();
 }
 

@@ -1,4 +1,6 @@
-// x86-64 code generation targets and host detection.
+// Code generation targets of the schedules and the x86 generator, and host
+// detection. `neon` (AArch64) is a target of the rules and of the LLVM
+// generator only (codegen/llvm/generator.h); the x86 generator refuses it.
 #pragma once
 
 #include <string>
@@ -6,14 +8,14 @@
 
 namespace tirc {
 
-enum class Isa : unsigned char { avx2, avx512 };
+enum class Isa : unsigned char { avx2, avx512, neon };
 
 struct Target {
   Isa isa = Isa::avx2;
 
-  std::string name() const;  // "x86-64-avx2" / "x86-64-avx512"
-  int vector_bits() const { return isa == Isa::avx512 ? 512 : 256; }
-  int vector_registers() const { return isa == Isa::avx512 ? 32 : 16; }
+  std::string name() const;  // "x86-64-avx2" / "x86-64-avx512" / "aarch64-neon"
+  int vector_bits() const { return isa == Isa::avx512 ? 512 : isa == Isa::neon ? 128 : 256; }
+  int vector_registers() const { return isa == Isa::avx2 ? 16 : 32; }
   int f32_lanes() const { return vector_bits() / 32; }
   bool operator==(const Target&) const = default;
 };

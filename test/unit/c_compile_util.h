@@ -1,4 +1,5 @@
-// Compiles emitted C into a shared object with a real C compiler and loads it,
+// Compiles emitted C (or links an emitted object) into a shared object with a
+// real C compiler and loads it,
 // so tests can call `<symbol>_packed` and compare with the interpreter.
 #pragma once
 
@@ -30,12 +31,15 @@ class LoadedC {
  public:
   using PackedFn = int (*)(void* const*);
 
-  LoadedC(const std::string& source, const std::string& compiler, const std::string& flags) {
+  // `source` is written to `file_name` (C source, or an object's bytes
+  // with a .o name) and linked into a shared object.
+  LoadedC(const std::string& source, const std::string& compiler, const std::string& flags,
+          const std::string& file_name = "kernel.c") {
     char pattern[] = "/tmp/tirc_cemit_XXXXXX";
     if (!mkdtemp(pattern)) throw Error("mkdtemp failed");
     dir_ = pattern;
-    const std::string c = dir_ + "/kernel.c", so = dir_ + "/kernel.so", log = dir_ + "/cc.log";
-    std::ofstream(c) << source;
+    const std::string c = dir_ + "/" + file_name, so = dir_ + "/kernel.so", log = dir_ + "/cc.log";
+    std::ofstream(c, std::ios::binary) << source;
     const std::string runtime = std::string(TIRC_SOURCE_DIR) + "/runtime";
     // tirc_parallel_for comes from the test executable (linked with the runtime
     // and exporting its symbols): one thread pool per process, as in a program

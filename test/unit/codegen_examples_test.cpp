@@ -16,14 +16,6 @@ using namespace tirc;
 
 namespace {
 
-// Programs calling transcendental functions are compared within a tolerance:
-// the generator's vector math is accurate to a few ulp, not bit-identical to libm.
-bool uses_approximate_math(const std::string& text) {
-  for (const char* fn : {"T.exp(", "T.log(", "T.tanh(", "T.erf(", "T.sigmoid(", "T.sqrt("})
-    if (text.find(fn) != std::string::npos) return true;
-  return false;
-}
-
 void check_all_targets(const PrimFunc& reference, const PrimFunc& compiled, bool exact) {
   for (const Target& target : available_targets()) {
     for (bool contraction : {true, false}) {
@@ -56,22 +48,10 @@ TEST_CASE("every example compiles and matches the interpreter", "[x86][examples]
 
 TEST_CASE("every lit schedule result compiles and matches the interpreter", "[x86][examples]") {
   int compiled = 0;
-  for (const ScheduleCase& c : lit_schedule_cases()) {
-    INFO("program " << c.program.string() << ", script " << c.script.string());
-    const std::string text = read_text_file(c.program);
-    const IRModule original = parse_module(text, c.program.string());
-    Schedule sch(original);
-    Trace::parse(read_text_file(c.script), c.script.string()).apply_to(sch);
-    for (const auto& [name, func] : original.functions()) {
-      const PrimFunc& result = sch.mod().at(name);
-      // transform_layout of a parameter changes the signature; bind has no
-      // CPU meaning (lowering refuses thread-bound loops).
-      if (!same_param_shapes(func, result)) continue;
-      if (c.program.filename().string().rfind("bind", 0) == 0) continue;
-      INFO("function " << name);
-      check_all_targets(func, result, !uses_approximate_math(text));
-      ++compiled;
-    }
+  for (const ScheduleResult& r : lit_schedule_results()) {
+    INFO(r.what);
+    check_all_targets(r.original, r.scheduled, !uses_approximate_math(r.text));
+    ++compiled;
   }
   CHECK(compiled >= 40);
 }

@@ -23,6 +23,7 @@
 #include "env_int.h"
 #include "ir/eval/interpreter.h"
 #include "ir/text/parser.h"
+#include "llvm_test_util.h"
 #include "passes/pipeline.h"
 #include "schedule/schedule.h"
 #include "schedule/state.h"
@@ -205,4 +206,40 @@ TEST_CASE("random loop schedules compile to code that matches the interpreter", 
   // The draw must exercise the loop kinds the generator treats specially.
   for (const char* kind : {"split", "reorder", "parallel", "vectorize", "unroll"})
     CHECK(applied[kind] >= per_program / 10);
+}
+
+TEST_CASE("random loop schedules compiled by the LLVM generator match the interpreter",
+          "[llvm][random]") {
+  // x86-64 through LLVM (run here) and, every fourth schedule, AArch64 (under qemu).
+  const int per_program = test::env_int("TIRC_CODEGEN_RANDOM_LLVM", 24);
+  const std::vector<LlvmTarget> x86 = test::runnable_llvm_targets(false);
+  const bool aarch64 = test::have_aarch64_tools();
+  if (x86.empty() && !aarch64) TIRC_SKIP("no LLVM target runs here");
+  int compiled = 0, on_aarch64 = 0;
+  std::map<std::string, int> applied;
+  for (const Program& p : programs()) {
+    const IRModule original = parse_module(p.text, p.name + ".tir");
+    const PrimFunc& func = original.functions().front().second;
+    for (int i = 0; i < per_program; ++i) {
+      const uint64_t seed = 0x11f30000u + static_cast<uint64_t>(i);
+      Schedule sch(original);
+      LoopScheduler scheduler(sch, seed);
+      const int steps = 1 + static_cast<int>(seed % 7);
+      for (int s = 0; s < steps; ++s) scheduler.step();
+      for (const auto& [kind, count] : scheduler.applied) applied[kind] += count;
+      const bool arm = aarch64 && (x86.empty() || i % 4 == 0);
+      const LlvmTarget target =
+          arm ? parse_llvm_target("aarch64-linux-gnu") : x86[static_cast<size_t>(i) % x86.size()];
+      on_aarch64 += arm;
+      INFO(p.name << " schedule " << i << " on " << target.name() << " " << target.cpu
+                  << "\ntrace:\n"
+                  << sch.trace().print());
+      const PrimFunc& scheduled = sch.mod().functions().front().second;
+      CHECK(test::llvm_compile_and_compare(func, scheduled, target, seed, p.exact).message == "");
+      ++compiled;
+    }
+  }
+  CHECK(compiled == 4 * per_program);
+  if (aarch64) CHECK(on_aarch64 >= per_program);
+  for (const char* kind : {"split", "parallel", "vectorize", "unroll"}) CHECK(applied[kind] > 0);
 }

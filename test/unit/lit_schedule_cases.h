@@ -11,6 +11,9 @@
 
 #include "ir/function.h"
 #include "ir/structural.h"
+#include "ir/text/parser.h"
+#include "schedule/schedule.h"
+#include "schedule/trace.h"
 
 namespace tirc {
 
@@ -69,6 +72,37 @@ inline bool same_param_shapes(const PrimFunc& a, const PrimFunc& b) {
       if (!structural_equal(x->shape[d], y->shape[d])) return false;
   }
   return true;
+}
+
+// One function of a lit schedule case after its script, with the unscheduled
+// function it must compute the same as.
+struct ScheduleResult {
+  std::string what;  // "<program> with <script>, function <name>"
+  std::string text;  // the program's source
+  PrimFunc original, scheduled;
+};
+
+// Every lit schedule case's functions after their scripts that code can be
+// generated for and compared element-wise: not those whose parameters
+// transform_layout changed, nor thread-bound ones (bind has no CPU meaning;
+// lowering refuses it).
+inline std::vector<ScheduleResult> lit_schedule_results() {
+  std::vector<ScheduleResult> out;
+  for (const ScheduleCase& c : lit_schedule_cases()) {
+    if (c.program.filename().string().rfind("bind", 0) == 0) continue;
+    const std::string text = read_text_file(c.program);
+    const IRModule original = parse_module(text, c.program.string());
+    Schedule sch(original);
+    Trace::parse(read_text_file(c.script), c.script.string()).apply_to(sch);
+    for (const auto& [name, func] : original.functions()) {
+      const PrimFunc& result = sch.mod().at(name);
+      if (!same_param_shapes(func, result)) continue;
+      out.push_back({c.program.filename().string() + " with " + c.script.filename().string() +
+                         ", function " + name,
+                     text, func, result});
+    }
+  }
+  return out;
 }
 
 }  // namespace tirc

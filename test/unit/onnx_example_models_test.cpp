@@ -8,6 +8,7 @@
 #include "codegen_test_util.h"
 #include "ir/onnx/import.h"
 #include "ir/onnx/model_pipeline.h"
+#include "llvm_test_util.h"
 #include "model_test_util.h"
 
 namespace tirc {
@@ -64,6 +65,30 @@ TEST_CASE("example models match their references compiled for every target", "[o
     for (const Target& t : available_targets()) {
       INFO(name << " on " << t.name());
       check_outputs(test::run_entry(m, d.inputs, t), d.outputs);
+    }
+  }
+}
+
+TEST_CASE("example models match their references compiled by the LLVM generator",
+          "[onnx-e2e][llvm]") {
+  const std::vector<LlvmTarget> targets = test::runnable_llvm_targets();
+  if (targets.empty()) TIRC_SKIP("no LLVM target runs here");
+  for (const char* name : kModels) {
+    const IRModule m = import_onnx_module(model_dir(name) + "/model.onnx");
+    const ModelData d = read_data(name);
+    const std::string entry = test::entry_name(m);
+    const IRModule lowered = lower(m);
+    for (const LlvmTarget& t : targets) {
+      INFO(name << " on " << t.name() << " " << t.cpu);
+      std::vector<NDArray> args = d.inputs;
+      for (NDArray& out : entry_output_arrays(m.at(entry), d.inputs.size(), entry))
+        args.push_back(std::move(out));
+      std::vector<Argument> call;
+      for (NDArray& a : args) call.push_back({&a});
+      REQUIRE(test::run_llvm_module(lowered, entry, t, call) == 0);
+      check_outputs(std::vector<NDArray>(
+                        args.begin() + static_cast<std::ptrdiff_t>(d.inputs.size()), args.end()),
+                    d.outputs);
     }
   }
 }

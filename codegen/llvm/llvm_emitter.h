@@ -1,0 +1,117 @@
+// The LLVM IR emitter's internals: one FunctionEmitter per function body
+// (an entry or an outlined parallel body), sharing a ModuleState.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "codegen/llvm/generator.h"
+#include "ir/function.h"
+
+namespace tirc::llvm_gen {
+
+[[noreturn]] void refuse(const std::string& what, const SourceLoc& loc);
+
+// A type in memory: bool is i8, float16/bfloat16 are i16 (their bits).
+llvm::Type* storage_type(llvm::LLVMContext& c, DataType t);
+// A value's type: bool is i1, float16/bfloat16 are float holding a value
+// already rounded to the format; vectors of those for lanes > 1.
+llvm::Type* value_type(llvm::LLVMContext& c, DataType t);
+
+struct Callee {
+  llvm::Function* function;
+  const PrimFunc* func;
+};
+
+struct ModuleState {
+  llvm::LLVMContext& context;
+  llvm::Module& module;
+  const LlvmOptions& options;
+  LlvmStats& stats;
+  std::map<std::string, Callee, std::less<>> callees;  // by module function name
+  std::map<std::string, llvm::GlobalVariable*, std::less<>> constants;
+
+  // tirc_parallel_for, tirc_alloc or tirc_free (runtime/tirc_runtime.h), declared once.
+  llvm::FunctionCallee runtime(const std::string& name);
+  // The .rodata global holding a module constant's bytes.
+  llvm::GlobalVariable* constant(const std::string& name, const NDArray& value);
+};
+
+class FunctionEmitter {
+ public:
+  // An entry function `fn` (already declared with the ABI's parameters).
+  FunctionEmitter(ModuleState& m, llvm::Function* fn, const std::string& symbol);
+
+  void emit_entry(const PrimFunc& f);
+
+ private:
+  // Statements (llvm_stmt.cpp).
+  void stmt(const Stmt& s);
+  void store(const BufferStoreNode& s);
+  void loop(const ForNode& f);
+  void parallel_loop(const ForNode& f);
+  void if_then_else(const IfThenElseNode& s);
+  void let(const LetStmtNode& l);
+  void allocate(const AllocateNode& a);
+  void allocate_const(const AllocateConstNode& a);
+  void call_kernel(const CallNode& c, const SourceLoc& loc);
+  // Leaves the function after a failure with `code` (an i32 value), freeing
+  // the heap blocks held; in an outlined body sets the closure's flag instead.
+  void fail(llvm::Value* code);
+
+  // Expressions (llvm_expr.cpp).
+  llvm::Value* expr(const Expr& e);
+  // An element index: signed + - * in it do not wrap (nsw).
+  llvm::Value* index_expr(const Expr& e);
+  llvm::Value* binary(const BinaryNode& b);
+  llvm::Value* int_binary(ExprKind k, DataType t, llvm::Value* x, llvm::Value* y);
+  llvm::Value* float_binary(ExprKind k, DataType t, llvm::Value* x, llvm::Value* y);
+  llvm::Value* compare(const BinaryNode& b);
+  llvm::Value* cast(DataType to, const Expr& v);
+  llvm::Value* call(const CallNode& c);
+  llvm::Value* load(const BufferLoadNode& l);
+  llvm::Value* ramp(const RampNode& r);
+  // A float value of type t from a float or double `x`: rounded once to t's
+  // format (float16/bfloat16: to the format, then held as float).
+  llvm::Value* round_to(DataType t, llvm::Value* x);
+  // Element address of a flat buffer (index: a scalar integer value).
+  llvm::Value* element_address(const Buffer& b, llvm::Value* index);
+  llvm::Value* to_storage(DataType t, llvm::Value* v);
+  llvm::Value* from_storage(DataType t, llvm::Value* v);
+  static int lanes_of(llvm::Value* v);  // 1 for a scalar
+  llvm::Value* handle_argument(const Expr& arg, const std::string& which, const SourceLoc& loc);
+
+  // An alloca in the entry block (so loops do not grow the stack).
+  llvm::AllocaInst* entry_alloca(llvm::Type* t, llvm::Value* count, uint64_t align,
+                                 const std::string& name);
+  llvm::BasicBlock* new_block(const std::string& name);
+  void bind(const Var& v, llvm::Value* value) { vars_[v.get()] = value; }
+  void unbind(const Var& v) { vars_.erase(v.get()); }
+  llvm::Value* lookup(const VarNode* v);
+
+  // An outlined parallel body's emitter (its own function and builder).
+  FunctionEmitter(ModuleState& m, llvm::Function* fn, const std::string& symbol,
+                  llvm::Value* failed_flag);
+
+  ModuleState& m_;
+  llvm::LLVMContext& c_;
+  llvm::Function* fn_;
+  std::string symbol_;
+  llvm::IRBuilder<> b_;
+  llvm::IRBuilder<> entry_;                                // inserts allocas at the top
+  std::unordered_map<const VarNode*, llvm::Value*> vars_;  // values and handles (ptr)
+  std::vector<llvm::Value*> heap_blocks_;                  // pointers to free on the way out
+  llvm::Value* failed_flag_ = nullptr;                     // outlined: the closure's i32 flag
+  bool noalias_ = false;
+  int next_outlined_ = 0;
+  bool in_index_ = false;  // emitting an element index (index_expr)
+  SourceLoc loc_;          // the statement being emitted, for refusals
+};
+
+}  // namespace tirc::llvm_gen

@@ -1,0 +1,145 @@
+// The LLVM generator's targets: names, CPUs, and LLVM's TargetMachine for them.
+#include "codegen/llvm/llvm_target.h"
+
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "ir/error.h"
+
+namespace tirc {
+
+namespace {
+
+// LLVM's target registry is process-wide: register the two CPU targets once.
+void register_targets_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeAArch64TargetInfo();
+    LLVMInitializeAArch64Target();
+    LLVMInitializeAArch64TargetMC();
+    LLVMInitializeAArch64AsmPrinter();
+  });
+}
+
+const llvm::Target& lookup(const std::string& triple) {
+  register_targets_once();
+  std::string error;
+  const llvm::Target* t = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!t) throw Error("LLVM codegen: no LLVM target for " + triple + ": " + error);
+  return *t;
+}
+
+std::unique_ptr<llvm::MCSubtargetInfo> subtarget(const std::string& triple,
+                                                 const std::string& cpu) {
+  return std::unique_ptr<llvm::MCSubtargetInfo>(
+      lookup(triple).createMCSubtargetInfo(triple, cpu, ""));
+}
+
+std::string default_cpu(LlvmArch arch) {
+  return arch == LlvmArch::aarch64 ? "generic" : "x86-64-v3";
+}
+
+}  // namespace
+
+std::string LlvmTarget::triple() const {
+  return arch == LlvmArch::aarch64 ? "aarch64-unknown-linux-gnu" : "x86_64-unknown-linux-gnu";
+}
+
+std::string LlvmTarget::name() const {
+  return arch == LlvmArch::aarch64 ? "aarch64-linux-gnu" : "x86-64";
+}
+
+int LlvmTarget::vector_bits() const {
+  if (arch == LlvmArch::aarch64) return 128;
+  auto sti = subtarget(triple(), cpu);
+  if (sti->checkFeatures("+avx512f")) return 512;
+  if (sti->checkFeatures("+avx")) return 256;
+  return 128;
+}
+
+int LlvmTarget::vector_registers() const {
+  return arch == LlvmArch::aarch64 || vector_bits() == 512 ? 32 : 16;
+}
+
+Target LlvmTarget::rules_target() const {
+  if (arch == LlvmArch::aarch64) return Target{Isa::neon};
+  return Target{vector_bits() == 512 ? Isa::avx512 : Isa::avx2};
+}
+
+std::vector<std::string> llvm_cpu_names(LlvmArch arch) {
+  LlvmTarget t{arch, default_cpu(arch)};
+  auto sti = subtarget(t.triple(), t.cpu);
+  std::vector<std::string> out;
+  for (const llvm::SubtargetSubTypeKV& kv : sti->getAllProcessorDescriptions())
+    out.emplace_back(kv.Key);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool is_llvm_only_target(std::string_view name) {
+  return name == "aarch64-linux-gnu" || name == "aarch64";
+}
+
+LlvmTarget parse_llvm_target(std::string_view name, std::string_view cpu) {
+  LlvmTarget t;
+  if (is_llvm_only_target(name)) {
+    t.arch = LlvmArch::aarch64;
+  } else if (name == "x86-64") {
+    t.arch = LlvmArch::x86_64;
+  } else if (name == "x86-64-avx512" || name == "x86-64-avx2" || name == "native" ||
+             name == "host") {
+    t.arch = LlvmArch::x86_64;
+    t.cpu = parse_target(name).isa == Isa::avx512 ? "x86-64-v4" : "x86-64-v3";
+  } else {
+    throw Error("unknown target '" + std::string(name) +
+                "'; valid targets: x86-64-avx512, x86-64-avx2, native, x86-64 (LLVM), "
+                "aarch64-linux-gnu (LLVM)");
+  }
+  if (!cpu.empty()) t.cpu = std::string(cpu);
+  if (t.cpu.empty()) t.cpu = default_cpu(t.arch);
+  if (!subtarget(t.triple(), default_cpu(t.arch))->isCPUStringValid(t.cpu)) {
+    std::string valid;
+    for (const std::string& c : llvm_cpu_names(t.arch)) valid += (valid.empty() ? "" : ", ") + c;
+    throw Error("unknown CPU '" + t.cpu + "' for target " + t.name() + "; valid CPUs: " + valid);
+  }
+  return t;
+}
+
+bool llvm_target_runs_here(const LlvmTarget& t) {
+#if defined(__x86_64__)
+  if (t.arch != LlvmArch::x86_64) return false;
+  if (t.cpu == "x86-64" || t.cpu == "x86-64-v2") return true;
+  if (t.cpu == "x86-64-v3") return host_supports(Target{Isa::avx2});
+  if (t.cpu == "x86-64-v4") return host_supports(Target{Isa::avx512});
+  return t.cpu == llvm::sys::getHostCPUName().str();
+#elif defined(__aarch64__)
+  return t.arch == LlvmArch::aarch64;
+#else
+  (void)t;
+  return false;
+#endif
+}
+
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const LlvmTarget& t, int opt_level) {
+  const llvm::Target& target = lookup(t.triple());
+  llvm::TargetOptions options;
+  const llvm::CodeGenOptLevel level = opt_level <= 0   ? llvm::CodeGenOptLevel::None
+                                      : opt_level == 1 ? llvm::CodeGenOptLevel::Less
+                                      : opt_level == 2 ? llvm::CodeGenOptLevel::Default
+                                                       : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> tm(target.createTargetMachine(
+      t.triple(), t.cpu, "", options, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm) throw Error("LLVM codegen: no target machine for " + t.triple() + " " + t.cpu);
+  return tm;
+}
+
+}  // namespace tirc
