@@ -57,6 +57,11 @@ const std::string* call_kernel_callee(const Expr& e) {
   return s ? &s->value : nullptr;
 }
 
+bool has_noalias_params(const PrimFunc& f) {
+  auto it = f->attrs.find("tir.noalias");
+  return it != f->attrs.end() && it->second && is_const_int(it->second, 1);
+}
+
 bool is_entry(const PrimFunc& f) {
   auto it = f->attrs.find(kEntryAttr);
   if (it == f->attrs.end()) return false;

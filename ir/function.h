@@ -51,6 +51,9 @@ inline constexpr const char* kAddressOf = "address_of";
 // storage and binds the weights; its parameters are the model's inputs then outputs.
 inline constexpr const char* kEntryAttr = "tirc.entry";
 bool is_entry(const PrimFunc& f);
+// TVM's "tir.noalias": True: the function's buffer parameters never overlap,
+// so code generators may mark their pointers restrict / noalias.
+bool has_noalias_params(const PrimFunc& f);
 // The entry's other attributes: "tirc.num_inputs" (its leading parameters that
 // are inputs) and "tirc.io_names" (';'-separated ONNX names in parameter order).
 inline constexpr const char* kNumInputsAttr = "tirc.num_inputs";

@@ -32,11 +32,6 @@ constexpr int64_t kStackAllocationLimitBytes = 32 * 1024;
   throw Error("C emitter: " + what, loc);
 }
 
-bool noalias(const PrimFunc& f) {
-  auto it = f->attrs.find("tir.noalias");
-  return it != f->attrs.end() && it->second && is_const_int(it->second, 1);
-}
-
 // The text of one C function body under construction.
 struct CBody {
   std::string text;
@@ -555,7 +550,8 @@ std::string emit_c(const std::vector<FunctionToCompile>& functions, const IRModu
       throw Error("C emitter: two functions are named '" + fc.name + "'");
   }
   for (const FunctionToCompile& fc : functions) {
-    FunctionEmitter emitter(fc.symbol, noalias(fc.lowered), scope, outlined, uses_parallel, unit);
+    FunctionEmitter emitter(fc.symbol, has_noalias_params(fc.lowered), scope, outlined,
+                            uses_parallel, unit);
     std::string text = emitter.function(fc.lowered);
     // A function's prototype (its definition's first line) lets any function call it.
     prototypes += text.substr(0, text.find(" {\n")) + ";\n";

@@ -70,9 +70,9 @@ struct LlvmStats {
 // (codegen/x86/generator.h): `int symbol(T0* p0, ..., scalars by value)`
 // returning 0, `int symbol_packed(void* const* args)`, T.call_kernel as a
 // direct call (a nonzero result returns at once after freeing heap storage),
-// AllocateConst as 64-byte aligned .rodata, Allocate on the stack up to
-// kMaxStackAllocationBytes per allocation, else tirc_alloc/tirc_free (a
-// failed tirc_alloc returns -1), Parallel loops through tirc_parallel_for
+// AllocateConst as 64-byte aligned .rodata, Allocate on the stack up to 256
+// KiB per allocation (32 KiB inside a parallel loop's body), else
+// tirc_alloc/tirc_free (a failed tirc_alloc returns -1), Parallel loops through tirc_parallel_for
 // (a Parallel loop inside another runs serially in its body). Integer
 // division or modulo by zero yields 0, as in the C generator; signed
 // arithmetic inside an element index is assumed not to overflow (a wrapped

@@ -35,11 +35,6 @@ bool has_loop(const Stmt& s) {
   return find.found;
 }
 
-bool has_noalias(const PrimFunc& f) {
-  auto it = f->attrs.find("tir.noalias");
-  return it != f->attrs.end() && it->second && is_const_int(it->second, 1);
-}
-
 int64_t constant_elements(const std::vector<Expr>& extents, const std::string& what,
                           const SourceLoc& loc) {
   int64_t n = 1;
@@ -122,7 +117,7 @@ llvm::Value* FunctionEmitter::lookup(const VarNode* v) {
 }
 
 void FunctionEmitter::emit_entry(const PrimFunc& f) {
-  noalias_ = has_noalias(f);
+  noalias_ = has_noalias_params(f);
   llvm::BasicBlock* allocas = new_block("entry");
   llvm::BasicBlock* body = new_block("body");
   entry_.SetInsertPoint(allocas);
