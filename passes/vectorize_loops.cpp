@@ -333,6 +333,10 @@ class VectorBody : public StmtMutator {
 
 // ---- the walk over the program -----------------------------------------------------
 
+// A constant extent of at most this many full vectors is emitted without a
+// loop (as the x86 generator does, codegen/x86/emitter_vector.cpp).
+constexpr int64_t kMaxStraightLineVectors = 4;
+
 class LoopVectorizer : public StmtMutator {
  public:
   LoopVectorizer(int vector_bytes, passes::NameSet& names, VectorizeStats* stats)
@@ -368,6 +372,30 @@ class LoopVectorizer : public StmtMutator {
     const std::optional<int64_t> n_vectors = as_const_int(vectors), n_rest = as_const_int(rest);
 
     std::vector<Stmt> parts;
+    // A copy of the body: the first as it is, the others with new variables
+    // for its lets (the lowered form defines each variable once).
+    auto copy = [&](VarMap vmap) {
+      return parts.empty() && vmap.empty() ? loop.body
+                                           : passes::with_new_variables(loop.body, names_, vmap);
+    };
+    if (n_vectors && n_rest && *n_vectors <= kMaxStraightLineVectors) {
+      // A short constant extent becomes straight-line vector code: its full
+      // vectors, then the rest as narrower power-of-two vectors and at most
+      // one scalar iteration. A loop around it (the rows of a register tile)
+      // then holds no loop, so a code generator can unroll it and keep what
+      // it accumulates in registers.
+      int64_t at = 0;
+      for (int64_t i = 0; i < *n_vectors; ++i, at += lanes)
+        parts.push_back(
+            VectorBody(v.get(), simplify(mn + make_int(at, t)), lanes).mutate(copy({})));
+      for (int w = lanes / 2; w >= 2; w /= 2)
+        if (*n_rest & w) {
+          parts.push_back(VectorBody(v.get(), simplify(mn + make_int(at, t)), w).mutate(copy({})));
+          at += w;
+        }
+      if (*n_rest & 1) parts.push_back(copy({{v.get(), simplify(mn + make_int(at, t))}}));
+      return make_seq(std::move(parts));
+    }
     if (n_vectors == 1) {
       // One full vector: its body alone, at the loop's start.
       parts.push_back(VectorBody(v.get(), mn, lanes).mutate(loop.body));

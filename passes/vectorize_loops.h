@@ -27,7 +27,13 @@
 //     call_kernel and address_of are refused.
 // Any other Vectorized loop becomes a Serial loop unchanged, with the reason.
 //
-// A rewritten loop becomes two Serial loops with new variables:
+// A constant extent of at most 4 full vectors becomes straight-line code: its
+// full vectors, then the rest as narrower power-of-two vectors (16 + 8 + 2 for
+// 26 at 16 lanes) and at most one scalar iteration, each copy of the body
+// with new variables for its lets. A loop around such code holds no loop, so
+// a code generator can unroll it (the rows of a register tile) and keep what
+// it accumulates in registers. Any other rewritten loop becomes two Serial
+// loops with new variables:
 //   for v_vec in range(extent / lanes):                      # full vectors
 //       body[v := T.Ramp(min + v_vec * lanes, 1, lanes)]
 //   for v_tail in range(min + extent / lanes * lanes, ...):  # extent % lanes left

@@ -369,7 +369,7 @@ const BufferStoreNode* only_store(const ForNode& loop) {
 
 TEST_CASE("vectorize-loops: full vectors and a tail", "[vectorize]") {
   PrimFunc f = tir(kAB,
-                   "    for i in T.vectorized(19):\n"
+                   "    for i in T.vectorized(63):\n"
                    "        B[i] = A[i] * T.float32(2) + A[3]\n");
   Rewrite r = rewrite(f);
   CHECK(r.stats.vectorized == 1);
@@ -380,9 +380,9 @@ TEST_CASE("vectorize-loops: full vectors and a tail", "[vectorize]") {
   CHECK(vec.for_kind == ForKind::Serial);
   CHECK(vec.loop_var->name == "i_vec");
   CHECK(is_const_int(vec.min, 0));
-  CHECK(is_const_int(vec.extent, 4));  // 16 bytes of float32: 4 lanes
+  CHECK(is_const_int(vec.extent, 15));  // 16 bytes of float32: 4 lanes
   CHECK(tail.loop_var->name == "i_tail");
-  CHECK(is_const_int(tail.min, 16));
+  CHECK(is_const_int(tail.min, 60));
   CHECK(is_const_int(tail.extent, 3));
   const BufferStoreNode* s = only_store(vec);
   auto* ramp = s->indices[0].as<RampNode>();
@@ -393,6 +393,25 @@ TEST_CASE("vectorize-loops: full vectors and a tail", "[vectorize]") {
   // A[3] and 2 do not depend on i: scalars broadcast.
   CHECK(r.census.broadcasts == 2);
   CHECK(only_store(tail)->value.dtype() == DataType::float32());
+}
+
+TEST_CASE("vectorize-loops: a short constant extent is straight-line vector code", "[vectorize]") {
+  // 19 = 4 vectors of 4 lanes, one of 2 and one scalar iteration: no loop.
+  Rewrite r = rewrite(tir(kAB,
+                          "    for i in T.vectorized(19):\n"
+                          "        B[i] = A[i] * T.float32(2) + A[3]\n"));
+  CHECK(r.stats.vectorized == 1);
+  CHECK(r.census.for_nodes.empty());
+  auto* seq = r.func->body.as<SeqStmtNode>();
+  REQUIRE(seq);
+  std::vector<std::string> indices;
+  for (const Stmt& st : seq->seq) {
+    auto* store = st.as<BufferStoreNode>();
+    REQUIRE(store);
+    indices.push_back(print_expr(store->indices[0]));
+  }
+  CHECK(indices == std::vector<std::string>{"T.Ramp(0, 1, 4)", "T.Ramp(4, 1, 4)", "T.Ramp(8, 1, 4)",
+                                            "T.Ramp(12, 1, 4)", "T.Ramp(16, 1, 2)", "18"});
 }
 
 TEST_CASE("vectorize-loops: lanes from the widest stored element", "[vectorize]") {
@@ -437,17 +456,16 @@ TEST_CASE("vectorize-loops: extents smaller than the lanes", "[vectorize]") {
                         "):\n"
                         "        B[i] = A[i] + T.float32(1)\n");
   };
-  SECTION("one iteration: only the tail runs") {
+  SECTION("one iteration: the scalar body alone") {
     Rewrite r = rewrite(loop_of(1));
     CHECK(r.stats.vectorized == 1);
     CHECK(r.census.ramps == 0);
-    REQUIRE(r.census.for_nodes.size() == 1);
-    CHECK(r.census.for_nodes[0]->loop_var->name == "i_tail");
-    CHECK(r.census.for_nodes[0]->for_kind == ForKind::Serial);
-    CHECK(is_const_int(r.census.for_nodes[0]->min, 0));
-    CHECK(is_const_int(r.census.for_nodes[0]->extent, 1));
+    CHECK(r.census.for_nodes.empty());
+    auto* s = r.func->body.as<BufferStoreNode>();
+    REQUIRE(s);
+    CHECK(print_expr(s->indices[0]) == "0");
   }
-  SECTION("3 iterations of 4 lanes: one vector of 2 lanes, then the tail") {
+  SECTION("3 iterations of 4 lanes: one vector of 2 lanes, then one scalar iteration") {
     Rewrite r = rewrite(loop_of(3));
     CHECK(r.stats.vectorized == 1);
     auto* seq = r.func->body.as<SeqStmtNode>();
@@ -456,10 +474,10 @@ TEST_CASE("vectorize-loops: extents smaller than the lanes", "[vectorize]") {
     auto* vec = seq->seq[0].as<BufferStoreNode>();  // a single vector: no loop
     REQUIRE(vec);
     CHECK(print_expr(vec->indices[0]) == "T.Ramp(0, 1, 2)");
-    REQUIRE(r.census.for_nodes.size() == 1);
-    CHECK(r.census.for_nodes[0]->loop_var->name == "i_tail");
-    CHECK(is_const_int(r.census.for_nodes[0]->min, 2));
-    CHECK(is_const_int(r.census.for_nodes[0]->extent, 1));
+    auto* last = seq->seq[1].as<BufferStoreNode>();
+    REQUIRE(last);
+    CHECK(print_expr(last->indices[0]) == "2");
+    CHECK(r.census.for_nodes.empty());
   }
   SECTION("8 iterations of 16 lanes: one vector of 8 lanes") {
     Rewrite r = rewrite(loop_of(8), 64);
@@ -473,18 +491,18 @@ TEST_CASE("vectorize-loops: extents smaller than the lanes", "[vectorize]") {
 
 TEST_CASE("vectorize-loops: extent a multiple of the lanes has no tail", "[vectorize]") {
   Rewrite r = rewrite(tir(kAB,
-                          "    for i in range(4):\n"
-                          "        for j in T.vectorized(16):\n"
-                          "            B[i * 16 + j] = A[i * 16 + j] + T.float32(1)\n"),
-                      32);
+                          "    for i in range(2):\n"
+                          "        for j in T.vectorized(32):\n"
+                          "            B[i * 32 + j] = A[i * 32 + j] + T.float32(1)\n"),
+                      16);
   CHECK(r.stats.vectorized == 1);
-  REQUIRE(r.census.for_nodes.size() == 2);  // i and j_vec
+  REQUIRE(r.census.for_nodes.size() == 2);  // i and j_vec (8 vectors of 4: a loop)
   CHECK(r.census.for_nodes[1]->loop_var->name == "j_vec");
-  CHECK(is_const_int(r.census.for_nodes[1]->extent, 2));  // 32 bytes: 8 lanes
+  CHECK(is_const_int(r.census.for_nodes[1]->extent, 8));
   auto* ramp = only_store(*r.census.for_nodes[1])->indices[0].as<RampNode>();
   REQUIRE(ramp);
-  CHECK(ramp->lanes == 8);
-  CHECK(print_expr(ramp->base) == "i * 16 + j_vec * 8");
+  CHECK(ramp->lanes == 4);
+  CHECK(print_expr(ramp->base) == "i * 32 + j_vec * 4");
 }
 
 TEST_CASE("vectorize-loops: symbolic extent", "[vectorize]") {
@@ -508,7 +526,7 @@ TEST_CASE("vectorize-loops: symbolic extent", "[vectorize]") {
 
 TEST_CASE("vectorize-loops: an int64 loop variable", "[vectorize]") {
   Rewrite r = rewrite(tir(kAB,
-                          "    for i in T.vectorized(T.int64(10)):\n"
+                          "    for i in T.vectorized(T.int64(30)):\n"
                           "        B[i] = A[i] + T.float32(1)\n"));
   CHECK(r.stats.vectorized == 1);
   REQUIRE(r.census.for_nodes.size() == 2);
@@ -693,14 +711,15 @@ TEST_CASE("vectorize-loops: a loop variable that is not int32 or int64", "[vecto
 }
 
 TEST_CASE("vectorize-loops: nested vectorized loops and bad vector widths", "[vectorize]") {
-  // The inner loop is rewritten; the outer one then holds loops and stays serial.
+  // The inner loop is rewritten (straight-line vector code); the outer one then
+  // holds vectors and stays serial.
   Rewrite r = rewrite(tir(kAB,
                           "    for i in T.vectorized(4):\n"
                           "        for j in T.vectorized(16):\n"
                           "            B[i * 16 + j] = A[i * 16 + j] * T.float32(2)\n"));
   CHECK(r.stats.vectorized == 1);
   REQUIRE(r.stats.refused.size() == 1);
-  CHECK(r.stats.refused[0] == "loop i: body is not straight-line stores (it contains For)");
+  CHECK(r.stats.refused[0] == "loop i: a vector expression inside the loop");
   PrimFunc f = tir(kAB, "    for i in T.vectorized(4):\n        B[i] = A[i]\n");
   CHECK_THROWS_AS(vectorize_loops(f, 0), Error);
   CHECK_THROWS_AS(vectorize_loops(f, 8192), Error);
