@@ -85,6 +85,8 @@ class FunctionEmitter {
   llvm::Value* to_storage(DataType t, llvm::Value* v);
   llvm::Value* from_storage(DataType t, llvm::Value* v);
   static int lanes_of(llvm::Value* v);  // 1 for a scalar
+  // Splats whichever of x and y is a scalar meeting a vector.
+  void match_lanes(llvm::Value*& x, llvm::Value*& y);
   llvm::Value* handle_argument(const Expr& arg, const std::string& which, const SourceLoc& loc);
 
   // An alloca in the entry block (so loops do not grow the stack).

@@ -80,10 +80,8 @@ llvm::Value* FunctionEmitter::element_address(const Buffer& b, llvm::Value* inde
 
 llvm::Value* FunctionEmitter::round_to(DataType t, llvm::Value* x) {
   llvm::Type* scalar = x->getType()->getScalarType();
-  const int lanes = lanes_of(x);
-  auto of = [&](llvm::Type* s) -> llvm::Type* {
-    return lanes > 1 ? llvm::FixedVectorType::get(s, static_cast<unsigned>(lanes)) : s;
-  };
+  // x's shape (scalar, or a vector of its lanes) of another element type.
+  auto of = [&](llvm::Type* s) { return x->getType()->getWithNewType(s); };
   if (t.bits() == 64) return scalar->isDoubleTy() ? x : b_.CreateFPExt(x, of(b_.getDoubleTy()));
   if (scalar->isDoubleTy()) {
     if (t == DataType::float32()) return b_.CreateFPTrunc(x, of(b_.getFloatTy()));
@@ -174,13 +172,17 @@ llvm::Value* FunctionEmitter::index_expr(const Expr& e) {
   return v;
 }
 
-llvm::Value* FunctionEmitter::binary(const BinaryNode& b) {
-  llvm::Value* x = expr(b.a);
-  llvm::Value* y = expr(b.b);
+void FunctionEmitter::match_lanes(llvm::Value*& x, llvm::Value*& y) {
   // Well-typed IR broadcasts explicitly; a scalar meeting a vector is splat.
   const int lanes = std::max(lanes_of(x), lanes_of(y));
   if (lanes_of(x) != lanes) x = b_.CreateVectorSplat(static_cast<unsigned>(lanes), x);
   if (lanes_of(y) != lanes) y = b_.CreateVectorSplat(static_cast<unsigned>(lanes), y);
+}
+
+llvm::Value* FunctionEmitter::binary(const BinaryNode& b) {
+  llvm::Value* x = expr(b.a);
+  llvm::Value* y = expr(b.b);
+  match_lanes(x, y);
   const DataType t = b.dtype.element_of();
   if (t.is_float()) return float_binary(b.kind, t, x, y);
   return int_binary(b.kind, t, x, y);
@@ -266,10 +268,7 @@ llvm::Value* FunctionEmitter::float_binary(ExprKind k, DataType t, llvm::Value* 
   auto in_double = [&](llvm::Value* v) {
     return v->getType()->getScalarType()->isDoubleTy()
                ? v
-               : b_.CreateFPExt(v, lanes_of(v) > 1
-                                       ? llvm::FixedVectorType::get(
-                                             b_.getDoubleTy(), static_cast<unsigned>(lanes_of(v)))
-                                       : b_.getDoubleTy());
+               : b_.CreateFPExt(v, v->getType()->getWithNewType(b_.getDoubleTy()));
   };
   switch (k) {
     case ExprKind::Add:
@@ -303,9 +302,7 @@ llvm::Value* FunctionEmitter::float_binary(ExprKind k, DataType t, llvm::Value* 
 llvm::Value* FunctionEmitter::compare(const BinaryNode& b) {
   llvm::Value* x = expr(b.a);
   llvm::Value* y = expr(b.b);
-  const int lanes = std::max(lanes_of(x), lanes_of(y));
-  if (lanes_of(x) != lanes) x = b_.CreateVectorSplat(static_cast<unsigned>(lanes), x);
-  if (lanes_of(y) != lanes) y = b_.CreateVectorSplat(static_cast<unsigned>(lanes), y);
+  match_lanes(x, y);
   const DataType t = b.a.dtype().element_of();
   using P = llvm::CmpInst::Predicate;
   if (t.is_float()) {
@@ -334,9 +331,7 @@ llvm::Value* FunctionEmitter::cast(DataType to, const Expr& v) {
   const int lanes = lanes_of(x);
   const DataType elem = to.element_of();
   llvm::Type* target = value_type(c_, elem.with_lanes(lanes));
-  auto of = [&](llvm::Type* s) -> llvm::Type* {
-    return lanes > 1 ? llvm::FixedVectorType::get(s, static_cast<unsigned>(lanes)) : s;
-  };
+  auto of = [&](llvm::Type* s) { return x->getType()->getWithNewType(s); };
   if (elem.is_bool()) {
     if (from.is_float()) return b_.CreateFCmpUNE(x, llvm::Constant::getNullValue(x->getType()));
     return b_.CreateICmpNE(x, llvm::Constant::getNullValue(x->getType()));
@@ -460,13 +455,11 @@ llvm::Value* FunctionEmitter::call(const CallNode& c) {
       case IntrinsicId::ShiftRight: {
         // In 64 bits; a shift amount outside [0, 64) gives 0 (or the sign,
         // shifting a negative value right), as in the C generator.
-        const int lanes = lanes_of(x);
-        llvm::Type* i64 = b_.getInt64Ty();
-        if (lanes > 1) i64 = llvm::FixedVectorType::get(i64, static_cast<unsigned>(lanes));
-        llvm::Value* wide = is_signed ? b_.CreateSExt(x, i64) : b_.CreateZExt(x, i64);
         llvm::Value* s = args[1];
+        match_lanes(x, s);
+        llvm::Type* i64 = x->getType()->getWithNewType(b_.getInt64Ty());
+        llvm::Value* wide = is_signed ? b_.CreateSExt(x, i64) : b_.CreateZExt(x, i64);
         const DataType st = c.args[1].dtype().element_of();
-        if (lanes_of(s) != lanes) s = b_.CreateVectorSplat(static_cast<unsigned>(lanes), s);
         s = st.is_int() ? b_.CreateSExtOrTrunc(s, i64) : b_.CreateZExtOrTrunc(s, i64);
         llvm::Value* in_range = b_.CreateICmpULT(s, llvm::ConstantInt::get(i64, 64));
         llvm::Value* safe = b_.CreateSelect(in_range, s, llvm::Constant::getNullValue(i64));
