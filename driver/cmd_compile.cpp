@@ -93,6 +93,7 @@ void log_generator_stats(const GeneratorStats& s, bool contraction_kernels) {
 // `-v` for the LLVM generator: which Vectorized loops stayed serial and why.
 void log_llvm_stats(const LlvmStats& s) {
   for (const std::string& why : s.serial) spdlog::debug("llvm codegen: serial: {}", why);
+  for (const std::string& k : s.kernels) spdlog::debug("cuda kernel {}", k);
   spdlog::debug("llvm codegen: {} vectorized loop(s), {} serial, {} parallel loop(s)",
                 s.vectorized_loops, s.serial.size(), s.parallel_loops);
 }
@@ -179,7 +180,8 @@ int run_compile(const CompileOptions& o) {
       std::cerr << "// -----// IR after " << pass << " (" << name << ") //----- //\n"
                 << print_func(result, name);
     };
-    lowered.add(fname, lower(f, o.print_after.empty() ? PassObserver() : observer));
+    lowered.add(fname, lower(f, LowerOptions{gen.target.is_gpu()},
+                             o.print_after.empty() ? PassObserver() : observer));
   }
 
   std::vector<FunctionToCompile> functions;
@@ -191,19 +193,22 @@ int run_compile(const CompileOptions& o) {
   }
   gen.module = &m;  // the constants AllocateConst binds
   llvm_options.module = &m;
-  if (!o.header.empty()) write_file(o.header, write_c_header(prefix, header_entries));
+  const bool cuda = gen.target.is_gpu();
+  if (!o.header.empty()) write_file(o.header, write_c_header(prefix, header_entries, cuda));
+  if (o.emit == "ptx" && !cuda) throw Error("--emit=ptx needs --target cuda");
 
   if (o.emit == "tir") {
     write_output(o.output, print(lowered));
   } else if (o.emit == "header") {
-    write_output(o.output, write_c_header(prefix, header_entries));
+    write_output(o.output, write_c_header(prefix, header_entries, cuda));
   } else if (o.emit == "c") {
+    if (cuda) throw Error("--emit=c has no CUDA form; use --emit=ptx or --emit=llvm");
     write_output(o.output, emit_c(functions, &m));
   } else if (llvm) {
     LlvmStats stats;
-    const LlvmOutput what = o.emit == "llvm"  ? LlvmOutput::ir
-                            : o.emit == "asm" ? LlvmOutput::assembly
-                                              : LlvmOutput::object;
+    const LlvmOutput what = o.emit == "llvm"                     ? LlvmOutput::ir
+                            : o.emit == "asm" || o.emit == "ptx" ? LlvmOutput::assembly
+                                                                 : LlvmOutput::object;
     const std::string out = generate_llvm(functions, llvm_options, what, &stats);
     log_llvm_stats(stats);
     if (what == LlvmOutput::object)
@@ -234,9 +239,9 @@ void add_compile_command(CLI::App& app, int& status) {
   cmd->add_option("file", opts->file, "Input .tir file");
   cmd->add_option("-o,--output", opts->output, "Output file ('-' for stdout)");
   cmd->add_option("--emit", opts->emit,
-                  "What to write: obj (default: <stem>.o), asm, llvm (LLVM IR), header, c or tir "
-                  "(stdout unless -o)")
-      ->check(CLI::IsMember({"tir", "obj", "asm", "llvm", "header", "c"}))
+                  "What to write: obj (default: <stem>.o), asm, llvm (LLVM IR), ptx (--target "
+                  "cuda), header, c or tir (stdout unless -o)")
+      ->check(CLI::IsMember({"tir", "obj", "asm", "llvm", "ptx", "header", "c"}))
       ->capture_default_str();
   cmd->add_option("-H,--header", opts->header, "Also write the C header to this file");
   cmd->add_option(
@@ -244,11 +249,12 @@ void add_compile_command(CLI::App& app, int& status) {
       "Symbol prefix: functions are <name>_<func> (default: the file stem as a C identifier)");
   cmd->add_option("--target", opts->target,
                   "x86-64-avx512, x86-64-avx2, native (default: what this CPU supports), "
-                  "x86-64 or aarch64-linux-gnu (LLVM generator)");
+                  "x86-64, aarch64-linux-gnu or cuda (LLVM generator)");
   cmd->add_option(
       "--mcpu", opts->mcpu,
       "CPU for the LLVM generator (e.g. neoverse-n1, neoverse-v1, cortex-a76, apple-m1, "
-      "x86-64-v4); an unknown name lists the valid ones");
+      "x86-64-v4; for cuda the GPU: sm_80 (default), sm_90, ...); an unknown name lists the "
+      "valid ones");
   cmd->add_option("--backend", opts->backend,
                   "Code generator: xbyak (x86-64) or llvm (default: llvm for aarch64-linux-gnu, "
                   "--emit=llvm and --mcpu, else xbyak)")

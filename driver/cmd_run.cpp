@@ -65,6 +65,10 @@ std::string file_name_for(const std::string& name) {
 constexpr int kProfileRuns = 10;
 
 int run_model(const RunOptions& o) {
+  if (o.target == "cuda")
+    throw Error(
+        "tirc run does not run CUDA code yet: compile with tirc compile --target cuda, "
+        "link the object with -lcuda and call it from a program");
   if (is_llvm_only_target(o.target))
     throw Error("cannot run " + o.target +
                 " code on this machine: tirc run runs the host's code; compile it with tirc "

@@ -22,6 +22,8 @@ Stmt guarded(Expr cond, Stmt body, const SourceLoc& loc) {
 
 class BlockLowerer : public StmtMutator {
  public:
+  explicit BlockLowerer(bool keep_thread_bindings) : keep_thread_bindings_(keep_thread_bindings) {}
+
   Stmt lower_top(const Stmt& s) {
     if (auto* b = s.as<BlockNode>()) return lower_block(*b, {}, make_bool(true), b->loc);
     return mutate(s);
@@ -29,7 +31,7 @@ class BlockLowerer : public StmtMutator {
 
  protected:
   Stmt mutate_for(const Stmt& s, const ForNode* n) override {
-    if (n->for_kind == ForKind::ThreadBinding)
+    if (n->for_kind == ForKind::ThreadBinding && !keep_thread_bindings_)
       throw Error("thread-bound loop '" + n->loop_var->name + "' (thread \"" + n->thread_tag +
                       "\") has no meaning on a CPU target",
                   n->loc);
@@ -50,6 +52,8 @@ class BlockLowerer : public StmtMutator {
   }
 
  private:
+  bool keep_thread_bindings_;
+
   Stmt lower_block(const BlockNode& b, const std::vector<Expr>& values, const Expr& predicate,
                    const SourceLoc& loc) {
     if (values.size() != b.iter_vars.size())
@@ -123,8 +127,8 @@ class BlockLowerer : public StmtMutator {
 
 }  // namespace
 
-PrimFunc lower_blocks(const PrimFunc& f) {
-  BlockLowerer lowerer;
+PrimFunc lower_blocks(const PrimFunc& f, bool keep_thread_bindings) {
+  BlockLowerer lowerer(keep_thread_bindings);
   Stmt body = lowerer.lower_top(f->body);
   return body.same_as(f->body) ? f : with_body(f, body);
 }

@@ -75,7 +75,8 @@ class LoopPartitioner : public StmtMutator {
  protected:
   Stmt mutate_for(const Stmt& s, const ForNode* n) override {
     auto mn = as_const_int(n->min), ext = as_const_int(n->extent);
-    if (mn && ext && *ext > 0)
+    // A thread-bound loop's extent is its launch dimension: it stays whole.
+    if (mn && ext && *ext > 0 && n->for_kind != ForKind::ThreadBinding)
       if (auto parts = partition(*n, *mn, *ext)) return *parts;
     Analyzer saved = analyzer_;
     analyzer_.bind(n->loop_var, Range::from_min_extent(n->min, n->extent));

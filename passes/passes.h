@@ -12,7 +12,8 @@ namespace tirc {
 PrimFunc decompose_reductions(const PrimFunc& f);
 // Removes blocks: iteration variables become their bound values, T.where an
 // IfThenElse, a remaining init a guarded statement, alloc_buffers Allocates.
-PrimFunc lower_blocks(const PrimFunc& f);
+// Refuses thread-bound loops unless `keep_thread_bindings` (a GPU target).
+PrimFunc lower_blocks(const PrimFunc& f, bool keep_thread_bindings = false);
 // Rewrites every access to one element offset on a flat buffer sharing the
 // original storage; drops DeclBuffer.
 PrimFunc flatten_buffers(const PrimFunc& f);

@@ -13,7 +13,7 @@ const std::vector<LoweringPass>& lowering_passes() {
       {"lower-blocks",
        "replace blocks by their bound values; T.where and remaining inits become ifs, "
        "alloc_buffers Allocates",
-       lower_blocks},
+       [](const PrimFunc& f) { return lower_blocks(f); }},
       {"flatten-buffers", "access every buffer through one element offset on flat storage",
        flatten_buffers},
       {"simplify", "simplify every index, condition and loop bound", simplify_lowered},
@@ -38,19 +38,29 @@ const LoweringPass* find_lowering_pass(std::string_view name) {
 }
 
 PrimFunc lower(const PrimFunc& f, const PassObserver& after_each) {
+  return lower(f, LowerOptions{}, after_each);
+}
+
+PrimFunc lower(const PrimFunc& f, const LowerOptions& options, const PassObserver& after_each) {
   PrimFunc current = f;
   for (const LoweringPass& pass : lowering_passes()) {
-    current = pass.run(current);
+    current = options.keep_thread_bindings && pass.name == "lower-blocks"
+                  ? lower_blocks(current, true)
+                  : pass.run(current);
     if (after_each) after_each(pass.name, current);
   }
   return current;
 }
 
 IRModule lower(const IRModule& m, const PassObserver& after_each) {
+  return lower(m, LowerOptions{}, after_each);
+}
+
+IRModule lower(const IRModule& m, const LowerOptions& options, const PassObserver& after_each) {
   IRModule out;
   out.attrs = m.attrs;
   for (const auto& [name, value] : m.constants()) out.add_constant(name, value);
-  for (const auto& [name, f] : m.functions()) out.add(name, lower(f, after_each));
+  for (const auto& [name, f] : m.functions()) out.add(name, lower(f, options, after_each));
   return out;
 }
 

@@ -34,6 +34,14 @@ PrimFunc lower(const PrimFunc& f, const PassObserver& after_each = {});
 // Lowers every function of m (names kept).
 IRModule lower(const IRModule& m, const PassObserver& after_each = {});
 
+struct LowerOptions {
+  // For a GPU target: thread-bound loops stay (lower-blocks keeps them,
+  // partition-loops leaves them whole) for codegen/llvm's CUDA path.
+  bool keep_thread_bindings = false;
+};
+PrimFunc lower(const PrimFunc& f, const LowerOptions& options, const PassObserver& after_each = {});
+IRModule lower(const IRModule& m, const LowerOptions& options, const PassObserver& after_each = {});
+
 // The pass named `name`, or nullptr.
 const LoweringPass* find_lowering_pass(std::string_view name);
 

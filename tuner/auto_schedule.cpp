@@ -14,15 +14,18 @@ namespace tirc {
 namespace {
 
 // Whether the target's generator takes f as scheduled (lowered alone; a
-// kernel refers to no other function): the x86 one, or for AArch64 the LLVM
-// one (its IR, unoptimized: whether it emits, not how fast).
+// kernel refers to no other function): the x86 one, or for AArch64 and CUDA
+// the LLVM one (unoptimized: whether it emits, not how fast).
 std::string generator_refusal(const PrimFunc& f, const Target& target) {
   try {
-    if (target.isa == Isa::neon) {
+    if (target.isa == Isa::neon || target.isa == Isa::cuda) {
+      const bool cuda = target.isa == Isa::cuda;
       LlvmOptions options;
-      options.target = parse_llvm_target("aarch64-linux-gnu");
+      options.target = parse_llvm_target(cuda ? "cuda" : "aarch64-linux-gnu");
       options.opt_level = 0;
-      generate_llvm({{"probe", lower(f)}}, options, LlvmOutput::ir);
+      // For CUDA the PTX: the launch and kernel checks run as it is emitted.
+      generate_llvm({{"probe", lower(f, LowerOptions{cuda})}}, options,
+                    cuda ? LlvmOutput::assembly : LlvmOutput::ir);
       return "";
     }
     GeneratorOptions gen;
@@ -82,7 +85,9 @@ AutoScheduleResult auto_schedule(const IRModule& m, const RuleContext& cx,
     std::vector<BlockReport> reports;
     std::vector<std::string> passed_over(names.size());  // rules tried before, and why not
     for (const std::string& name : names) reports.push_back({fname, name, "", ""});
-    for (const ScheduleRule& rule : default_rules()) {
+    const std::vector<ScheduleRule>& rules =
+        cx.cpu.target.isa == Isa::cuda ? gpu_rules() : default_rules();
+    for (const ScheduleRule& rule : rules) {
       for (size_t b = 0; b < names.size(); ++b) {
         if (!reports[b].rule.empty()) continue;
         const std::vector<std::string> present = block_names(sch.func(fname));

@@ -25,8 +25,10 @@ struct AutoScheduleResult {
 
 // Schedules every function of m except `skip` ones, a model's entry (it calls
 // its kernels and has nothing to schedule) and functions already scheduled by
-// hand (a non-serial loop, or loops that are not the plain nest). A function whose scheduled form the
-// x86 generator refuses is kept as it was, with the reason in the report.
+// hand (a non-serial loop, or loops that are not the plain nest). The rules
+// are tuner/space's CPU rules, or for Isa::cuda its GPU rules. A function whose
+// scheduled form the target's generator refuses is kept as it was, with the
+// reason in the report.
 // `seed` seeds the schedule's generator, which draws Decisions::Random.
 AutoScheduleResult auto_schedule(const IRModule& m, const RuleContext& cx,
                                  const std::vector<std::string>& skip = {}, uint64_t seed = 0);

@@ -19,8 +19,6 @@
 
 namespace tirc {
 
-namespace {
-
 using llvm_gen::FunctionEmitter;
 using llvm_gen::ModuleState;
 
@@ -34,6 +32,8 @@ void check_symbol(const std::string& s, std::set<std::string>& seen) {
   if (!seen.insert(s).second || !seen.insert(s + "_packed").second)
     throw Error("LLVM codegen: duplicate symbol '" + s + "'");
 }
+
+namespace {
 
 // `int symbol(T0* p0, ..., scalars)`: a pointer per buffer, a scalar by value
 // in its storage type. No zeroext/signext: the callee does not rely on the
@@ -82,6 +82,8 @@ void emit_packed(llvm::Module& module, llvm::Function* entry, const std::string&
   b.CreateRet(b.CreateCall(entry, values));
 }
 
+}  // namespace
+
 void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
   if (opt_level <= 0) return;
   llvm::LoopAnalysisManager lam;
@@ -113,10 +115,24 @@ std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& tm, Llv
   return std::string(buffer.begin(), buffer.end());
 }
 
-}  // namespace
+void verify(const llvm::Module& module) {
+  std::string broken;
+  llvm::raw_string_ostream why(broken);
+  if (llvm::verifyModule(module, &why))
+    throw Error("LLVM codegen: internal error, the emitted module does not verify: " + broken);
+}
+
+std::string print_module(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
 
 std::string generate_llvm(const std::vector<FunctionToCompile>& functions,
                           const LlvmOptions& options, LlvmOutput output, LlvmStats* stats) {
+  if (options.target.arch == LlvmArch::nvptx64)
+    return generate_cuda(functions, options, output, stats);
   LlvmStats local;
   LlvmStats& st = stats ? *stats : local;
   st = {};
@@ -152,17 +168,9 @@ std::string generate_llvm(const std::vector<FunctionToCompile>& functions,
     FunctionEmitter(m, entries[i], functions[i].symbol).emit_entry(bodies[i]);
     emit_packed(module, entries[i], functions[i].symbol);
   }
-  std::string broken;
-  llvm::raw_string_ostream why(broken);
-  if (llvm::verifyModule(module, &why))
-    throw Error("LLVM codegen: internal error, the emitted module does not verify: " + broken);
+  verify(module);
   optimize(module, *tm, options.opt_level);
-  if (output == LlvmOutput::ir) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module.print(os, nullptr);
-    return text;
-  }
+  if (output == LlvmOutput::ir) return print_module(module);
   return emit_machine_code(module, *tm, output);
 }
 

@@ -1,6 +1,7 @@
 // The LLVM code generator: lowered PrimFuncs (passes/LOWERED.md) -> LLVM IR
-// -> an ELF object (or assembly) for AArch64 or x86-64. LLVM headers stay
-// inside codegen/llvm/; this header has none.
+// -> an ELF object (or assembly) for AArch64 or x86-64, or for CUDA (NVPTX):
+// PTX kernels embedded in an x86-64 object with host launchers (cuda.h says
+// how). LLVM headers stay inside codegen/llvm/; this header has none.
 #pragma once
 
 #include <cstdint>
@@ -12,21 +13,25 @@
 
 namespace tirc {
 
-enum class LlvmArch : unsigned char { aarch64, x86_64 };
+enum class LlvmArch : unsigned char { aarch64, x86_64, nvptx64 };
 
 // Where the LLVM generator's code runs: an architecture, a CPU of it and
 // what schedules need to know of its vectors.
 struct LlvmTarget {
   LlvmArch arch = LlvmArch::aarch64;
-  std::string cpu;  // an LLVM CPU name of the architecture ("neoverse-n1", "x86-64-v4")
+  // An LLVM CPU name of the architecture ("neoverse-n1", "x86-64-v4"); for
+  // nvptx64 the GPU architecture ("sm_80", "sm_90").
+  std::string cpu;
 
-  std::string triple() const;  // "aarch64-unknown-linux-gnu", "x86_64-unknown-linux-gnu"
-  std::string name() const;    // "aarch64-linux-gnu" or "x86-64", as --target spells it
-  // NEON: 128 bits and 32 registers; x86-64: what the CPU has (AVX-512: 512 / 32).
+  // "aarch64-unknown-linux-gnu", "x86_64-unknown-linux-gnu", "nvptx64-nvidia-cuda"
+  std::string triple() const;
+  std::string name() const;  // "aarch64-linux-gnu", "x86-64" or "cuda", as --target spells it
+  // NEON: 128 bits and 32 registers; x86-64: what the CPU has (AVX-512: 512 /
+  // 32); nvptx64: a thread's scalar 32 bits (no vector code is emitted).
   int vector_bits() const;
   int vector_registers() const;
   // The target the schedule rules plan for: neon on AArch64; on x86-64
-  // avx512 when the CPU has AVX-512, else avx2.
+  // avx512 when the CPU has AVX-512, else avx2; cuda for nvptx64.
   Target rules_target() const;
   bool operator==(const LlvmTarget&) const = default;
 };
@@ -34,16 +39,17 @@ struct LlvmTarget {
 // The target `--target NAME [--mcpu CPU]` names: "aarch64-linux-gnu" (also
 // "aarch64"; CPU default "generic", i.e. Armv8-A with NEON), or an x86 name
 // of codegen/x86/target.h ("x86-64-avx512" -> CPU "x86-64-v4", "x86-64-avx2" ->
-// "x86-64-v3", "native"/"host" -> the host's) and "x86-64" (CPU "x86-64-v3").
+// "x86-64-v3", "native"/"host" -> the host's) and "x86-64" (CPU "x86-64-v3"),
+// "cuda" (CPU "sm_80"; sm_90 etc.).
 // Throws tirc::Error listing the valid names for an unknown target, or the
 // valid CPUs of the architecture for an unknown CPU.
 LlvmTarget parse_llvm_target(std::string_view name, std::string_view cpu = {});
-// Whether `name` is a target only the LLVM generator has (AArch64).
+// Whether `name` is a target only the LLVM generator has (AArch64, CUDA).
 bool is_llvm_only_target(std::string_view name);
 // Every CPU name LLVM knows for the architecture, sorted.
 std::vector<std::string> llvm_cpu_names(LlvmArch arch);
-// Whether code for `t` runs on this machine (same architecture, and for x86
-// the CPU's features are a subset of the host's).
+// Whether code for `t` runs on this machine's CPU (same architecture, and for
+// x86 the CPU's features are a subset of the host's; never for CUDA).
 bool llvm_target_runs_here(const LlvmTarget& t);
 
 enum class LlvmOutput : unsigned char { object, assembly, ir };
@@ -64,6 +70,8 @@ struct LlvmStats {
   int vectorized_loops = 0;         // Vectorized loops emitted as vector code
   std::vector<std::string> serial;  // why each other Vectorized loop runs serially
   int parallel_loops = 0;           // loops outlined for tirc_parallel_for
+  // CUDA: one line per kernel, "symbol_kernel0: grid (196, 1, 1), block (256, 1, 1)".
+  std::vector<std::string> kernels;
 };
 
 // The functions as one LLVM module with exactly the ABI of generate_x86

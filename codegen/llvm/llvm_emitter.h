@@ -29,6 +29,8 @@ struct Callee {
   const PrimFunc* func;
 };
 
+struct CudaState;  // cuda_emitter.h
+
 struct ModuleState {
   llvm::LLVMContext& context;
   llvm::Module& module;
@@ -36,6 +38,7 @@ struct ModuleState {
   LlvmStats& stats;
   std::map<std::string, Callee, std::less<>> callees;  // by module function name
   std::map<std::string, llvm::GlobalVariable*, std::less<>> constants;
+  CudaState* cuda = nullptr;  // for CUDA: the device module and the kernels so far
 
   // tirc_parallel_for, tirc_alloc or tirc_free (runtime/tirc_runtime.h), declared once.
   llvm::FunctionCallee runtime(const std::string& name);
@@ -43,12 +46,24 @@ struct ModuleState {
   llvm::GlobalVariable* constant(const std::string& name, const NDArray& value);
 };
 
+// Where the emitted code runs: a CPU function, or for CUDA the host function
+// that launches kernels (cuda_host.cpp) or a kernel (cuda_kernel.cpp).
+enum class Role : unsigned char { cpu, cuda_host, cuda_device };
+
+struct KernelPlan;  // cuda_emitter.h
+
 class FunctionEmitter {
  public:
   // An entry function `fn` (already declared with the ABI's parameters).
   FunctionEmitter(ModuleState& m, llvm::Function* fn, const std::string& symbol);
 
   void emit_entry(const PrimFunc& f);
+  // CUDA: the host function of f (parameters: device pointers as i64,
+  // scalars, the stream), and a kernel's body (cuda_kernel.cpp).
+  void emit_cuda_host(const PrimFunc& f);
+  // params[i]: the variables the kernel's i-th parameter holds.
+  void emit_kernel(const Stmt& body, const KernelPlan& plan,
+                   const std::vector<std::vector<const VarNode*>>& params);
 
  private:
   // Statements (llvm_stmt.cpp).
@@ -64,6 +79,18 @@ class FunctionEmitter {
   // Leaves the function after a failure with `code` (an i32 value), freeing
   // the heap blocks held; in an outlined body sets the closure's flag instead.
   void fail(llvm::Value* code);
+
+  // CUDA host (cuda_host.cpp): `s` as one kernel launch; an Allocate as
+  // stream-ordered device memory; a constant's device copy.
+  void launch(const Stmt& s);
+  void device_allocate(const AllocateNode& a);
+  llvm::Value* device_constant(const AllocateConstNode& a);
+  // CUDA kernel (cuda_kernel.cpp).
+  void thread_loop(const ForNode& f);
+  void kernel_allocate(const AllocateNode& a);
+  void kernel_seq(const SeqStmtNode& s);
+  void kernel_store(const BufferStoreNode& s);
+  llvm::Value* thread_index(const std::string& tag);
 
   // Expressions (llvm_expr.cpp).
   llvm::Value* expr(const Expr& e);
@@ -114,6 +141,12 @@ class FunctionEmitter {
   int next_outlined_ = 0;
   bool in_index_ = false;  // emitting an element index (index_expr)
   SourceLoc loc_;          // the statement being emitted, for refusals
+  Role role_ = Role::cpu;
+  llvm::Value* stream_ = nullptr;         // CUDA host: the CUstream argument
+  const KernelPlan* plan_ = nullptr;      // CUDA kernel: its launch
+  std::vector<std::string> thread_tags_;  // CUDA kernel: threadIdx tags around here
+  int64_t shared_bytes_ = 0;              // CUDA kernel: static shared memory so far
+  int next_kernel_ = 0;                   // CUDA host: kernels of this function so far
 };
 
 }  // namespace tirc::llvm_gen

@@ -484,6 +484,11 @@ llvm::Value* FunctionEmitter::call(const CallNode& c) {
 }
 
 llvm::Value* FunctionEmitter::load(const BufferLoadNode& l) {
+  if (role_ == Role::cuda_host)
+    refuse("buffer " + l.buffer->name +
+               " is read on the host (a CUDA function's lets, loop "
+               "bounds and call arguments cannot read device memory)",
+           loc_);
   if (l.indices.size() != 1)
     refuse("buffer " + l.buffer->name + " is accessed with " + std::to_string(l.indices.size()) +
                " indices; the lowered form has flat (1-D) buffers (run lower() first)",

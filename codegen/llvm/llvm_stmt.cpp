@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "codegen/llvm/cuda_emitter.h"
 #include "codegen/llvm/llvm_emitter.h"
 #include "ir/functor.h"
 #include "ir/var_use.h"
@@ -142,7 +143,11 @@ void FunctionEmitter::emit_entry(const PrimFunc& f) {
 
 void FunctionEmitter::fail(llvm::Value* code) {
   for (auto it = heap_blocks_.rbegin(); it != heap_blocks_.rend(); ++it)
-    b_.CreateCall(m_.runtime("tirc_free"), {*it});
+    if (role_ == Role::cuda_host)
+      b_.CreateCall(driver_function(m_, "cuMemFreeAsync"),
+                    {b_.CreatePtrToInt(*it, b_.getInt64Ty()), stream_});
+    else
+      b_.CreateCall(m_.runtime("tirc_free"), {*it});
   if (failed_flag_) {
     b_.CreateStore(b_.getInt32(1), failed_flag_);
     b_.CreateRetVoid();
@@ -157,16 +162,30 @@ void FunctionEmitter::stmt(const Stmt& s) {
   if (s->loc.line > 0) loc_ = s->loc;
   switch (s.kind()) {
     case StmtKind::BufferStore:
-      store(*s.as<BufferStoreNode>());
+      if (role_ == Role::cuda_host)
+        launch(s);
+      else if (role_ == Role::cuda_device)
+        kernel_store(*s.as<BufferStoreNode>());
+      else
+        store(*s.as<BufferStoreNode>());
       break;
     case StmtKind::For:
-      loop(*s.as<ForNode>());
+      if (role_ == Role::cuda_host)
+        launch(s);
+      else
+        loop(*s.as<ForNode>());
       break;
     case StmtKind::Seq:
-      for (const Stmt& c : s.as<SeqStmtNode>()->seq) stmt(c);
+      if (role_ == Role::cuda_device)
+        kernel_seq(*s.as<SeqStmtNode>());
+      else
+        for (const Stmt& c : s.as<SeqStmtNode>()->seq) stmt(c);
       break;
     case StmtKind::IfThenElse:
-      if_then_else(*s.as<IfThenElseNode>());
+      if (role_ == Role::cuda_host)
+        launch(s);
+      else
+        if_then_else(*s.as<IfThenElseNode>());
       break;
     case StmtKind::LetStmt:
       let(*s.as<LetStmtNode>());
@@ -176,12 +195,19 @@ void FunctionEmitter::stmt(const Stmt& s) {
       if (v.as<StringImmNode>() || v.as<IntImmNode>() || v.as<FloatImmNode>()) break;
       if (call_kernel_callee(v))
         call_kernel(*v.as<CallNode>(), loc_);
+      else if (role_ == Role::cuda_host)
+        launch(s);
       else
         expr(v);
       break;
     }
     case StmtKind::Allocate:
-      allocate(*s.as<AllocateNode>());
+      if (role_ == Role::cuda_host)
+        device_allocate(*s.as<AllocateNode>());
+      else if (role_ == Role::cuda_device)
+        kernel_allocate(*s.as<AllocateNode>());
+      else
+        allocate(*s.as<AllocateNode>());
       break;
     case StmtKind::AllocateConst:
       allocate_const(*s.as<AllocateConstNode>());
@@ -236,9 +262,13 @@ void FunctionEmitter::loop(const ForNode& f) {
   const DataType t = f.loop_var->dtype;
   if (!t.is_integer() || !t.is_scalar())
     refuse("loop variable " + f.loop_var->name + " is not a scalar integer", loc_);
-  if (f.for_kind == ForKind::ThreadBinding)
+  if (f.for_kind == ForKind::ThreadBinding) {
+    if (role_ == Role::cuda_device) return thread_loop(f);
     refuse("thread-bound loop " + f.loop_var->name + " has no CPU meaning", loc_);
-  if (f.for_kind == ForKind::Parallel && !failed_flag_) return parallel_loop(f);
+  }
+  // Inside a kernel a Parallel loop runs serially in its thread.
+  if (f.for_kind == ForKind::Parallel && !failed_flag_ && role_ == Role::cpu)
+    return parallel_loop(f);
   if (f.min.dtype().is_vector() || f.extent.dtype().is_vector())
     refuse("loop " + f.loop_var->name + " has a vector bound", loc_);
 
@@ -483,7 +513,7 @@ void FunctionEmitter::allocate_const(const AllocateConstNode& a) {
     refuse(what + " has " + std::to_string(elems) + " elements, the constant " +
                std::to_string(c->num_elements()),
            loc_);
-  bind(a.buffer_var, m_.constant(a.constant, *c));
+  bind(a.buffer_var, role_ == Role::cuda_host ? device_constant(a) : m_.constant(a.constant, *c));
   stmt(a.body);
   unbind(a.buffer_var);
 }
@@ -530,6 +560,11 @@ void FunctionEmitter::call_kernel(const CallNode& c, const SourceLoc& loc) {
       refuse(which + " is " + arg.dtype().str() + " but the parameter is " + p.var->dtype.str(),
              loc);
     args.push_back(to_storage(p.var->dtype, expr(arg)));
+  }
+  if (role_ == Role::cuda_host) {  // device pointers as CUdeviceptr, then the stream
+    for (llvm::Value*& a : args)
+      if (a->getType()->isPointerTy()) a = b_.CreatePtrToInt(a, b_.getInt64Ty());
+    args.push_back(stream_);
   }
   llvm::Value* status = b_.CreateCall(found->second.function, args, name + ".status");
   llvm::BasicBlock* bad = new_block(name + ".failed");

@@ -15,7 +15,7 @@ namespace tirc {
 
 namespace {
 
-// LLVM's target registry is process-wide: register the two CPU targets once.
+// LLVM's target registry is process-wide: register the targets once.
 void register_targets_once() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -27,6 +27,10 @@ void register_targets_once() {
     LLVMInitializeAArch64Target();
     LLVMInitializeAArch64TargetMC();
     LLVMInitializeAArch64AsmPrinter();
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
   });
 }
 
@@ -45,21 +49,32 @@ std::unique_ptr<llvm::MCSubtargetInfo> subtarget(const std::string& triple,
 }
 
 std::string default_cpu(LlvmArch arch) {
-  return arch == LlvmArch::aarch64 ? "generic" : "x86-64-v3";
+  return arch == LlvmArch::aarch64 ? "generic" : arch == LlvmArch::nvptx64 ? "sm_80" : "x86-64-v3";
 }
 
 }  // namespace
 
 std::string LlvmTarget::triple() const {
-  return arch == LlvmArch::aarch64 ? "aarch64-unknown-linux-gnu" : "x86_64-unknown-linux-gnu";
+  switch (arch) {
+    case LlvmArch::aarch64:
+      return "aarch64-unknown-linux-gnu";
+    case LlvmArch::nvptx64:
+      return "nvptx64-nvidia-cuda";
+    case LlvmArch::x86_64:
+      break;
+  }
+  return "x86_64-unknown-linux-gnu";
 }
 
 std::string LlvmTarget::name() const {
-  return arch == LlvmArch::aarch64 ? "aarch64-linux-gnu" : "x86-64";
+  return arch == LlvmArch::aarch64   ? "aarch64-linux-gnu"
+         : arch == LlvmArch::nvptx64 ? "cuda"
+                                     : "x86-64";
 }
 
 int LlvmTarget::vector_bits() const {
   if (arch == LlvmArch::aarch64) return 128;
+  if (arch == LlvmArch::nvptx64) return 32;
   auto sti = subtarget(triple(), cpu);
   if (sti->checkFeatures("+avx512f")) return 512;
   if (sti->checkFeatures("+avx")) return 256;
@@ -72,6 +87,7 @@ int LlvmTarget::vector_registers() const {
 
 Target LlvmTarget::rules_target() const {
   if (arch == LlvmArch::aarch64) return Target{Isa::neon};
+  if (arch == LlvmArch::nvptx64) return Target{Isa::cuda};
   return Target{vector_bits() == 512 ? Isa::avx512 : Isa::avx2};
 }
 
@@ -86,12 +102,14 @@ std::vector<std::string> llvm_cpu_names(LlvmArch arch) {
 }
 
 bool is_llvm_only_target(std::string_view name) {
-  return name == "aarch64-linux-gnu" || name == "aarch64";
+  return name == "aarch64-linux-gnu" || name == "aarch64" || name == "cuda";
 }
 
 LlvmTarget parse_llvm_target(std::string_view name, std::string_view cpu) {
   LlvmTarget t;
-  if (is_llvm_only_target(name)) {
+  if (name == "cuda") {
+    t.arch = LlvmArch::nvptx64;
+  } else if (is_llvm_only_target(name)) {
     t.arch = LlvmArch::aarch64;
   } else if (name == "x86-64") {
     t.arch = LlvmArch::x86_64;
@@ -102,7 +120,7 @@ LlvmTarget parse_llvm_target(std::string_view name, std::string_view cpu) {
   } else {
     throw Error("unknown target '" + std::string(name) +
                 "'; valid targets: x86-64-avx512, x86-64-avx2, native, x86-64 (LLVM), "
-                "aarch64-linux-gnu (LLVM)");
+                "aarch64-linux-gnu (LLVM), cuda (LLVM)");
   }
   if (!cpu.empty()) t.cpu = std::string(cpu);
   if (t.cpu.empty()) t.cpu = default_cpu(t.arch);
@@ -115,6 +133,7 @@ LlvmTarget parse_llvm_target(std::string_view name, std::string_view cpu) {
 }
 
 bool llvm_target_runs_here(const LlvmTarget& t) {
+  if (t.arch == LlvmArch::nvptx64) return false;
 #if defined(__x86_64__)
   if (t.arch != LlvmArch::x86_64) return false;
   if (t.cpu == "x86-64" || t.cpu == "x86-64-v2") return true;

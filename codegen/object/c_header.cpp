@@ -170,7 +170,7 @@ struct CParam {
   std::string comment;      // "A: float32[128, 128]"
 };
 
-std::vector<CParam> c_params(const HeaderEntry& entry) {
+std::vector<CParam> c_params(const HeaderEntry& entry, bool cuda) {
   std::vector<CParam> params;
   std::set<std::string> used;
   for (size_t i = 0; i < entry.func->params.size(); ++i) {
@@ -181,7 +181,11 @@ std::vector<CParam> c_params(const HeaderEntry& entry) {
     // Two parameters may print alike once made identifiers ("a.b", "a_b").
     while (!used.insert(name).second) name.append("_").append(std::to_string(i));
     const std::string what = "parameter '" + source_name + "' of " + entry.symbol;
-    if (p.buffer) {
+    if (p.buffer && cuda) {
+      c_type(p.buffer->dtype, what);  // refuses the same element types
+      params.push_back(
+          {"CUdeviceptr " + name, name + ": " + shape_text(p.buffer) + " on the device"});
+    } else if (p.buffer) {
       params.push_back(
           {c_type(p.buffer->dtype, what) + "* " + name, name + ": " + shape_text(p.buffer)});
     } else {
@@ -260,13 +264,15 @@ std::string bound_dims_text(const PrimFunc& f,
   return out;
 }
 
-// The C prototype and its _packed form.
+// The C prototype and its _packed form (CUDA: the stream last, no _packed form).
 void write_prototypes(std::ostringstream& out, const std::string& symbol,
-                      const std::vector<CParam>& params) {
+                      const std::vector<CParam>& params, bool cuda) {
   out << "int " << symbol << "(";
-  if (params.empty()) out << "void";
+  if (params.empty() && !cuda) out << "void";
   for (size_t i = 0; i < params.size(); ++i) out << (i ? ", " : "") << params[i].declaration;
+  if (cuda) out << (params.empty() ? "" : ", ") << "CUstream stream";
   out << ");\n";
+  if (cuda) return;
   out << "/* args[i] is parameter i's data pointer (a buffer) or address (a scalar). */\n";
   out << "int " << symbol << "_packed(void* const* args);\n";
 }
@@ -293,7 +299,7 @@ std::vector<T> per_param_attr(const HeaderEntry& entry, const char* key, const c
 // A model's entry: inputs (the first tirc.num_inputs parameters) are const,
 // and every parameter is documented with its ONNX name (tirc.io_names).
 void write_model_entry(std::ostringstream& out, const HeaderEntry& entry,
-                       std::vector<CParam> params) {
+                       std::vector<CParam> params, bool cuda) {
   const size_t n = entry.func->params.size();
   const std::optional<int64_t> num = entry_num_inputs(entry.func);
   if (!num || *num < 0 || static_cast<size_t>(*num) > n)
@@ -305,7 +311,10 @@ void write_model_entry(std::ostringstream& out, const HeaderEntry& entry,
   const std::vector<std::vector<std::string>> dims =
       per_param_attr(entry, kIoDimsAttr, "shapes", entry_io_dims);
   out << "/* " << entry.symbol
-      << ": a model's entry point; returns 0, or nonzero when it fails (-1: out of memory). */\n";
+      << (cuda ? ": a model's entry point; enqueues its kernels on the stream and returns a "
+                 "CUresult (0: success). */\n"
+               : ": a model's entry point; returns 0, or nonzero when it fails (-1: out of "
+                 "memory). */\n");
   const std::string bound = bound_dims_text(entry.func, dims);
   if (!bound.empty()) out << "/*   compiled for the symbolic dimensions " << bound << " */\n";
   for (size_t i = 0; i < n; ++i) {
@@ -319,26 +328,29 @@ void write_model_entry(std::ostringstream& out, const HeaderEntry& entry,
                        : bound_shape_text(p.buffer, dims[i], "parameter '" + onnx_name + "'");
     out << "/*   " << (input ? "input " : "output ") << (input ? i : i - inputs) << " "
         << quoted_name(onnx_name) << ": " << shape << " */\n";
-    if (input && p.buffer) params[i].declaration = "const " + params[i].declaration;
+    if (input && p.buffer && !cuda) params[i].declaration = "const " + params[i].declaration;
   }
-  write_prototypes(out, entry.symbol, params);
+  write_prototypes(out, entry.symbol, params, cuda);
 }
 
-void write_entry(std::ostringstream& out, const HeaderEntry& entry) {
-  const std::vector<CParam> params = c_params(entry);
+void write_entry(std::ostringstream& out, const HeaderEntry& entry, bool cuda) {
+  const std::vector<CParam> params = c_params(entry, cuda);
   if (is_entry(entry.func)) {
-    write_model_entry(out, entry, params);
+    write_model_entry(out, entry, params, cuda);
     return;
   }
-  out << "/* " << entry.symbol << ": returns 0.";
+  out << "/* " << entry.symbol
+      << (cuda ? ": enqueues its kernels on the stream; returns a CUresult (0: success)."
+               : ": returns 0.");
   for (const auto& p : params) out << "\n     " << p.comment;
   out << " */\n";
-  write_prototypes(out, entry.symbol, params);
+  write_prototypes(out, entry.symbol, params, cuda);
 }
 
 }  // namespace
 
-std::string write_c_header(const std::string& name, const std::vector<HeaderEntry>& entries) {
+std::string write_c_header(const std::string& name, const std::vector<HeaderEntry>& entries,
+                           bool cuda) {
   std::set<std::string> symbols;
   for (const auto& e : entries) {
     if (!is_identifier(e.symbol))
@@ -360,13 +372,14 @@ std::string write_c_header(const std::string& name, const std::vector<HeaderEntr
       << "   bool elements as uint8_t (0 or 1). */\n"
       << "#ifndef " << guard << "\n"
       << "#define " << guard << "\n\n"
-      << "#include <stdint.h>\n\n"
+      << "#include <stdint.h>\n"
+      << (cuda ? "#include <cuda.h> /* CUdeviceptr, CUstream; link with -lcuda */\n" : "") << "\n"
       << "#ifdef __cplusplus\n"
       << "extern \"C\" {\n"
       << "#endif\n";
   for (const auto& e : entries) {
     out << "\n";
-    write_entry(out, e);
+    write_entry(out, e, cuda);
   }
   out << "\n#ifdef __cplusplus\n"
       << "}\n"

@@ -24,6 +24,10 @@ struct HeaderEntry {
 // An entry whose model had symbolic dimensions ("tirc.io_dims") shows them
 // with their values, `float32[batch=2, seq=5, 32]`, after a line listing
 // every dim_param's value; other headers do not change.
-std::string write_c_header(const std::string& name, const std::vector<HeaderEntry>& entries);
+// With `cuda` (an object for --target cuda, codegen/llvm/cuda.h): buffers are
+// CUdeviceptr, every function takes a CUstream last and returns a CUresult,
+// <cuda.h> is included, and there are no _packed entry points.
+std::string write_c_header(const std::string& name, const std::vector<HeaderEntry>& entries,
+                           bool cuda = false);
 
 }  // namespace tirc

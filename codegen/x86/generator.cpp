@@ -35,7 +35,7 @@ MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
 
 MachineCode generate_x86(const std::vector<FunctionToCompile>& functions,
                          const GeneratorOptions& options, GeneratorStats* stats) {
-  if (options.target.isa == Isa::neon)
+  if (options.target.isa == Isa::neon || options.target.isa == Isa::cuda)
     throw Error("x86 codegen: target " + options.target.name() +
                 " is not x86-64 (the LLVM generator emits it: --backend=llvm)");
   PlainAllocator allocator;

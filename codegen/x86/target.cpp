@@ -12,6 +12,8 @@ std::string Target::name() const {
       return "x86-64-avx512";
     case Isa::neon:
       return "aarch64-neon";
+    case Isa::cuda:
+      return "cuda";
     case Isa::avx2:
       break;
   }
@@ -43,7 +45,7 @@ Target host_target() {
 }
 
 bool host_supports(const Target& t) {
-  if (t.isa == Isa::neon) return false;  // this generator's host is x86-64
+  if (t.isa == Isa::neon || t.isa == Isa::cuda) return false;  // this generator's host is x86-64
   return t.isa == Isa::avx512 ? cpu_has_avx512() : cpu_has_avx2();
 }
 

@@ -1,6 +1,8 @@
 // Code generation targets of the schedules and the x86 generator, and host
 // detection. `neon` (AArch64) is a target of the rules and of the LLVM
-// generator only (codegen/llvm/generator.h); the x86 generator refuses it.
+// generator only (codegen/llvm/generator.h); `cuda` (NVIDIA GPUs) of the rules'
+// GPU schedules and the LLVM generator's NVPTX path (codegen/llvm/cuda.h). The
+// x86 generator refuses both.
 #pragma once
 
 #include <string>
@@ -8,13 +10,17 @@
 
 namespace tirc {
 
-enum class Isa : unsigned char { avx2, avx512, neon };
+enum class Isa : unsigned char { avx2, avx512, neon, cuda };
 
 struct Target {
   Isa isa = Isa::avx2;
 
-  std::string name() const;  // "x86-64-avx2" / "x86-64-avx512" / "aarch64-neon"
-  int vector_bits() const { return isa == Isa::avx512 ? 512 : isa == Isa::neon ? 128 : 256; }
+  std::string name() const;  // "x86-64-avx2" / "x86-64-avx512" / "aarch64-neon" / "cuda"
+  bool is_gpu() const { return isa == Isa::cuda; }
+  // CPU targets' vectors; a GPU thread's are scalar (32 bits).
+  int vector_bits() const {
+    return isa == Isa::avx512 ? 512 : isa == Isa::neon ? 128 : isa == Isa::cuda ? 32 : 256;
+  }
   int vector_registers() const { return isa == Isa::avx2 ? 16 : 32; }
   int f32_lanes() const { return vector_bits() / 32; }
   bool operator==(const Target&) const = default;

@@ -12,13 +12,15 @@
 
 #include "schedule/schedule.h"
 #include "tuner/space/cpu_model.h"
+#include "tuner/space/gpu_model.h"
 
 namespace tirc {
 
 enum class Decisions { Model, Random };
 
 struct RuleContext {
-  CpuModel cpu;
+  CpuModel cpu;       // cpu.target is the target; Isa::cuda selects gpu_rules()
+  GpuModel gpu = {};  // for Isa::cuda
   Decisions decisions = Decisions::Model;
 };
 
@@ -46,8 +48,16 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
 // data-parallel and contiguous in what the block writes.
 RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& cx);
 
+// For a GPU target (Isa::cuda), any block: its leading data-parallel loops
+// fused and split into blocks of threads (blockIdx.x, threadIdx.x; a
+// predicate where the threads overshoot), each thread computing one output
+// element with the reduction and any later loops serial inside it.
+RuleOutcome bind_gpu_threads(Schedule& sch, BlockRV block, const RuleContext& cx);
+
 // The rules in the order the auto-scheduler tries them on each block; the
 // first that applies wins.
 const std::vector<ScheduleRule>& default_rules();
+// The same for a GPU target.
+const std::vector<ScheduleRule>& gpu_rules();
 
 }  // namespace tirc

@@ -1,0 +1,48 @@
+// CUDA through the LLVM generator (generate_llvm with an nvptx64 target):
+// what an object for `--target cuda` contains, and the device limits the
+// generator checks. No LLVM or CUDA headers here.
+//
+// Each function becomes a host function in an x86-64 object,
+//   int <symbol>(CUdeviceptr buffer..., <scalar>..., CUstream stream)
+// returning a CUresult (0 on success), that enqueues its kernels on `stream`
+// and returns without waiting. Its lowered body runs on the host statement by
+// statement: SeqStmt and LetStmt as written, an Allocate as stream-ordered
+// device memory (cuMemAllocAsync, freed with cuMemFreeAsync at its end), an
+// AllocateConst as the device copy of the module constant, T.call_kernel as a
+// call of the callee's host function on the same stream; every other statement
+// is one kernel launch. A kernel's grid and block sizes are the extents of the
+// thread-bound loops in it (the largest per thread tag; a loop shorter than
+// its tag's size is guarded); a statement with none runs on one thread.
+//
+// Inside a kernel: blockIdx loops enclose the rest (only LetStmts between
+// them); threadIdx loops are enclosed only by thread-bound loops, LetStmts,
+// Allocates and SeqStmts. An Allocate outside every threadIdx loop is the
+// block's shared memory, one inside all of them is the thread's own (local);
+// a store outside some threadIdx loops is made by thread 0 along those axes;
+// between the statements of a sequence outside every threadIdx loop that run
+// threadIdx loops, all threads of the block wait at a barrier (bar.sync 0).
+//
+// The first call of any function of the object (under a lock) loads the
+// embedded PTX into the calling thread's current CUDA context
+// (cuModuleLoadData; the caller makes a context current, e.g. with
+// cuCtxSetCurrent or the runtime API's cudaSetDevice) and copies the module
+// constants to device memory; later calls reuse both. Objects link with -lcuda.
+#pragma once
+
+#include <cstdint>
+
+namespace tirc {
+
+// Limits of every GPU the generator targets (sm_70 and later).
+struct CudaLimits {
+  static constexpr int64_t max_threads_per_block = 1024;
+  static constexpr int64_t max_grid_x = 2147483647;
+  static constexpr int64_t max_grid_yz = 65535;
+  static constexpr int64_t max_block_z = 64;
+  static constexpr int64_t max_static_shared_bytes = 48 * 1024;
+  // Per allocation of one thread's own (local) memory, far below the hardware's
+  // 512 KiB: local memory is slow, and a big per-thread array is a schedule bug.
+  static constexpr int64_t max_local_bytes = 16 * 1024;
+};
+
+}  // namespace tirc

@@ -1,0 +1,53 @@
+// The CUDA path's internals (codegen/llvm/cuda.h says what it emits): the
+// launch of one kernel, and the state shared by a module's host functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/llvm/llvm_emitter.h"
+
+namespace tirc::llvm_gen {
+
+// How a statement runs as a kernel: one axis per thread tag it binds.
+struct KernelPlan {
+  struct Axis {
+    std::string tag;  // "blockIdx.x", ..., "threadIdx.z"
+    Expr extent;      // the launch size along it (host variables only)
+    bool uniform;     // every loop of the tag has exactly this extent (no guard)
+  };
+  std::vector<Axis> axes;
+
+  const Axis* axis(const std::string& tag) const;
+  // The threadIdx tags launched, in x, y, z order.
+  std::vector<std::string> thread_tags() const;
+};
+
+// Checks that `s` has the shape a kernel needs (cuda.h) and finds its launch.
+// Throws tirc::Error naming the loop and the rule it breaks.
+KernelPlan plan_kernel(const Stmt& s);
+
+struct CudaState {
+  ModuleState* device = nullptr;  // the device module's state
+  // Host globals the loader fills: a CUfunction per kernel, a CUdeviceptr per constant.
+  struct Kernel {
+    std::string name;
+    llvm::GlobalVariable* slot;
+  };
+  struct Constant {
+    const NDArray* value;
+    llvm::GlobalVariable* host;    // the bytes in the host object's .rodata
+    llvm::GlobalVariable* device;  // i64: its device copy
+  };
+  std::vector<Kernel> kernels;
+  std::map<std::string, Constant, std::less<>> constants;
+  llvm::Function* loader = nullptr;  // i32 (): loads the module once (cuda_host.cpp)
+};
+
+// A CUDA driver API function, declared once in the host module.
+llvm::FunctionCallee driver_function(ModuleState& host, const std::string& name);
+// The loader's body: the PTX text, every kernel and constant (after the last
+// host function was emitted).
+void emit_cuda_loader(ModuleState& host, const std::string& ptx);
+
+}  // namespace tirc::llvm_gen

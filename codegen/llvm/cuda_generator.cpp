@@ -1,0 +1,96 @@
+// generate_llvm for CUDA: the kernels of every function in one NVPTX module
+// (-> PTX), the host functions and the loader in one x86-64 module (-> the
+// object, with the PTX text in .rodata). codegen/llvm/cuda.h says what they do.
+#include "codegen/llvm/cuda_emitter.h"
+#include "codegen/llvm/llvm_target.h"
+
+namespace tirc {
+
+namespace {
+
+using llvm_gen::FunctionEmitter;
+using llvm_gen::ModuleState;
+
+// `int symbol(CUdeviceptr buffer..., scalars..., CUstream stream)`.
+llvm::Function* declare_host_function(llvm::Module& module, const std::string& symbol,
+                                      const PrimFunc& f) {
+  llvm::LLVMContext& c = module.getContext();
+  std::vector<llvm::Type*> params;
+  for (const Param& p : f->params) {
+    if (p.buffer) {
+      params.push_back(llvm::Type::getInt64Ty(c));
+      continue;
+    }
+    const DataType t = p.var ? p.var->dtype : DataType();
+    if (!p.var || !t.is_scalar() || t.is_handle())
+      throw Error("LLVM codegen: a scalar parameter of " + symbol + " has an unsupported type");
+    params.push_back(llvm_gen::storage_type(c, t));
+  }
+  params.push_back(llvm::PointerType::getUnqual(c));  // CUstream
+  auto* type = llvm::FunctionType::get(llvm::Type::getInt32Ty(c), params, false);
+  llvm::Function* fn =
+      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, symbol, module);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  return fn;
+}
+
+}  // namespace
+
+std::string generate_cuda(const std::vector<FunctionToCompile>& functions,
+                          const LlvmOptions& options, LlvmOutput output, LlvmStats* stats) {
+  LlvmStats local;
+  LlvmStats& st = stats ? *stats : local;
+  st = {};
+  llvm::LLVMContext context;
+  llvm::Module device("tirc_cuda_device", context);
+  llvm::Module host("tirc_cuda_host", context);
+  const LlvmTarget host_target{LlvmArch::x86_64, "x86-64"};
+  std::unique_ptr<llvm::TargetMachine> device_tm =
+      make_target_machine(options.target, options.opt_level);
+  std::unique_ptr<llvm::TargetMachine> host_tm = make_target_machine(host_target, 2);
+  device.setTargetTriple(options.target.triple());
+  device.setDataLayout(device_tm->createDataLayout());
+  host.setTargetTriple(host_target.triple());
+  host.setDataLayout(host_tm->createDataLayout());
+
+  ModuleState device_state{context, device, options, st, {}, {}};
+  ModuleState host_state{context, host, options, st, {}, {}};
+  llvm_gen::CudaState cuda;
+  cuda.device = &device_state;
+  host_state.cuda = device_state.cuda = &cuda;
+  cuda.loader =
+      llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getInt32Ty(context), false),
+                             llvm::GlobalValue::InternalLinkage, "tirc_cuda_load", host);
+
+  // Every host function is declared before any body, so T.call_kernel may call forward.
+  std::vector<llvm::Function*> entries;
+  std::set<std::string> seen;
+  for (const FunctionToCompile& fc : functions) {
+    check_symbol(fc.symbol, seen);
+    if (!fc.lowered || !fc.lowered->body)
+      throw Error("LLVM codegen: function " + fc.symbol + " has no body");
+    entries.push_back(declare_host_function(host, fc.symbol, fc.lowered));
+    if (!fc.name.empty() &&
+        !host_state.callees.emplace(fc.name, llvm_gen::Callee{entries.back(), &fc.lowered}).second)
+      throw Error("LLVM codegen: two functions are named '" + fc.name + "'");
+  }
+  for (size_t i = 0; i < functions.size(); ++i)
+    FunctionEmitter(host_state, entries[i], functions[i].symbol)
+        .emit_cuda_host(functions[i].lowered);
+
+  verify(device);
+  optimize(device, *device_tm, options.opt_level);
+  // Printed before code generation, which rewrites the module in place.
+  const std::string device_ir = output == LlvmOutput::ir ? print_module(device) : "";
+  const std::string ptx = emit_machine_code(device, *device_tm, LlvmOutput::assembly);
+  if (output == LlvmOutput::assembly) return ptx;
+  llvm_gen::emit_cuda_loader(host_state, ptx);
+  verify(host);
+  optimize(host, *host_tm, 2);
+  if (output == LlvmOutput::ir)
+    return "; ---- device (" + options.target.triple() + ", " + options.target.cpu + ") ----\n" +
+           device_ir + "\n; ---- host (" + host_target.triple() + ") ----\n" + print_module(host);
+  return emit_machine_code(host, *host_tm, LlvmOutput::object);
+}
+
+}  // namespace tirc

@@ -1,0 +1,295 @@
+// The host side of a CUDA object: each function's statements on the host
+// (kernel launches, stream-ordered device memory, calls of other functions)
+// and the loader that brings the PTX and the constants to the device once.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Metadata.h>
+
+#include <algorithm>
+
+#include "codegen/llvm/cuda_emitter.h"
+#include "ir/text/printer.h"
+#include "ir/var_use.h"
+
+namespace tirc::llvm_gen {
+
+llvm::FunctionCallee driver_function(ModuleState& host, const std::string& name) {
+  llvm::LLVMContext& c = host.context;
+  llvm::Type* i32 = llvm::Type::getInt32Ty(c);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(c);
+  llvm::Type* ptr = llvm::PointerType::getUnqual(c);
+  // CUresult is an int; CUdeviceptr an unsigned 64-bit integer; handles are pointers.
+  static const std::map<std::string, std::vector<int>> shapes = {
+      // 0: ptr, 1: i32, 2: i64
+      {"cuModuleLoadData", {0, 0}},
+      {"cuModuleGetFunction", {0, 0, 0}},
+      {"cuLaunchKernel", {0, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0}},
+      {"cuMemAllocAsync", {0, 2, 0}},
+      {"cuMemFreeAsync", {2, 0}},
+      {"cuMemAlloc_v2", {0, 2}},
+      {"cuMemcpyHtoD_v2", {2, 0, 2}},
+  };
+  auto it = shapes.find(name);
+  if (it == shapes.end()) throw Error("LLVM codegen: no CUDA driver function " + name);
+  std::vector<llvm::Type*> params;
+  for (int k : it->second) params.push_back(k == 0 ? ptr : k == 1 ? i32 : i64);
+  return host.module.getOrInsertFunction(name, llvm::FunctionType::get(i32, params, false));
+}
+
+void FunctionEmitter::emit_cuda_host(const PrimFunc& f) {
+  role_ = Role::cuda_host;
+  noalias_ = has_noalias_params(f);
+  llvm::BasicBlock* allocas = new_block("entry");
+  llvm::BasicBlock* body = new_block("body");
+  entry_.SetInsertPoint(allocas);
+  b_.SetInsertPoint(body);
+  for (size_t i = 0; i < f->params.size(); ++i) {
+    const Param& p = f->params[i];
+    llvm::Argument* arg = fn_->getArg(static_cast<unsigned>(i));
+    if (p.buffer) {
+      arg->setName(p.buffer->name);
+      llvm::Value* pointer = b_.CreateIntToPtr(arg, b_.getPtrTy(), p.buffer->name + ".device");
+      for (const Var& v : {p.var, p.buffer->data})
+        if (v && !vars_.count(v.get())) bind(v, pointer);
+      continue;
+    }
+    arg->setName(p.var->name);
+    bind(p.var, from_storage(p.var->dtype, arg));
+  }
+  stream_ = fn_->getArg(static_cast<unsigned>(f->params.size()));
+  stream_->setName("stream");
+  llvm::Value* loaded = b_.CreateCall(m_.cuda->loader, {}, "loaded");
+  llvm::BasicBlock* bad = new_block("load.failed");
+  llvm::BasicBlock* ok = new_block("load.ok");
+  b_.CreateCondBr(b_.CreateICmpNE(loaded, b_.getInt32(0)), bad, ok);
+  b_.SetInsertPoint(bad);
+  b_.CreateRet(loaded);
+  b_.SetInsertPoint(ok);
+  stmt(f->body);
+  if (!b_.GetInsertBlock()->getTerminator()) b_.CreateRet(b_.getInt32(0));
+  entry_.CreateBr(body);
+}
+
+void FunctionEmitter::launch(const Stmt& s) {
+  const KernelPlan plan = plan_kernel(s);
+  CudaState& cuda = *m_.cuda;
+  ModuleState& device = *cuda.device;
+
+  // The host values the kernel reads, each once (a buffer's parameter and
+  // data variables are one pointer), in a stable order.
+  const VarSet used = vars_and_storage_of(s);
+  std::vector<const VarNode*> captured;
+  for (const auto& [v, value] : vars_)
+    if (used.count(v)) captured.push_back(v);
+  std::sort(captured.begin(), captured.end(), [](const VarNode* a, const VarNode* b) {
+    return a->name != b->name ? a->name < b->name : a < b;
+  });
+  std::vector<llvm::Value*> values;
+  std::vector<std::vector<const VarNode*>> holders;
+  for (const VarNode* v : captured) {
+    llvm::Value* value = vars_.at(v);
+    auto it = std::find(values.begin(), values.end(), value);
+    if (it == values.end()) {
+      values.push_back(value);
+      holders.push_back({v});
+    } else {
+      holders[static_cast<size_t>(it - values.begin())].push_back(v);
+    }
+  }
+  std::vector<llvm::Type*> types;
+  for (llvm::Value*& v : values) {
+    if (v->getType()->isIntegerTy(1)) v = b_.CreateZExt(v, b_.getInt8Ty());
+    types.push_back(v->getType());
+  }
+
+  const std::string name = symbol_ + "_kernel" + std::to_string(next_kernel_++);
+  llvm::Function* kernel =
+      llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), types, false),
+                             llvm::GlobalValue::ExternalLinkage, name, device.module);
+  kernel->setCallingConv(llvm::CallingConv::PTX_Kernel);
+  llvm::NamedMDNode* annotations = device.module.getOrInsertNamedMetadata("nvvm.annotations");
+  llvm::Type* i32 = b_.getInt32Ty();
+  annotations->addOperand(
+      llvm::MDNode::get(c_, {llvm::ValueAsMetadata::get(kernel), llvm::MDString::get(c_, "kernel"),
+                             llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, 1))}));
+  {
+    FunctionEmitter body(device, kernel, name);
+    body.noalias_ = noalias_;
+    body.loc_ = loc_;
+    body.emit_kernel(s, plan, holders);
+  }
+
+  // Launch sizes from the plan (host expressions), 1 where a tag is unused.
+  static const char* kTags[6] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
+                                 "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  std::vector<llvm::Value*> dims;
+  std::string shape;
+  llvm::Value* nonempty = b_.getTrue();
+  for (const char* tag : kTags) {
+    const KernelPlan::Axis* a = plan.axis(tag);
+    llvm::Value* d = a ? b_.CreateSExtOrTrunc(expr(a->extent), b_.getInt64Ty()) : b_.getInt64(1);
+    nonempty = b_.CreateAnd(nonempty, b_.CreateICmpSGT(d, b_.getInt64(0)));
+    dims.push_back(b_.CreateTrunc(d, i32));
+    shape += std::string(shape.empty()      ? "grid ("
+                         : dims.size() == 4 ? "), block ("
+                                            : ", ") +
+             (a ? print_expr(a->extent) : "1");
+  }
+  m_.stats.kernels.push_back(name + ": " + shape + ")");
+
+  auto* slot =
+      new llvm::GlobalVariable(m_.module, b_.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
+                               llvm::ConstantPointerNull::get(b_.getPtrTy()), name);
+  cuda.kernels.push_back({name, slot});
+
+  llvm::AllocaInst* args =
+      entry_alloca(llvm::ArrayType::get(b_.getPtrTy(), std::max<size_t>(values.size(), 1)), nullptr,
+                   8, name + ".args");
+  for (size_t k = 0; k < values.size(); ++k) {
+    llvm::AllocaInst* cell = entry_alloca(types[k], nullptr, 8, name + ".arg");
+    b_.CreateStore(values[k], cell);
+    b_.CreateStore(
+        cell, b_.CreateConstGEP2_32(args->getAllocatedType(), args, 0, static_cast<unsigned>(k)));
+  }
+  llvm::BasicBlock* run = new_block(name + ".launch");
+  llvm::BasicBlock* done = new_block(name + ".done");
+  b_.CreateCondBr(nonempty, run, done);
+  b_.SetInsertPoint(run);
+  llvm::Value* function = b_.CreateLoad(b_.getPtrTy(), slot);
+  std::vector<llvm::Value*> call = {function};
+  call.insert(call.end(), dims.begin(), dims.end());
+  call.insert(call.end(),
+              {b_.getInt32(0), stream_, args, llvm::ConstantPointerNull::get(b_.getPtrTy())});
+  llvm::Value* status =
+      b_.CreateCall(driver_function(m_, "cuLaunchKernel"), call, name + ".status");
+  llvm::BasicBlock* bad = new_block(name + ".failed");
+  b_.CreateCondBr(b_.CreateICmpNE(status, b_.getInt32(0)), bad, done);
+  b_.SetInsertPoint(bad);
+  fail(status);
+  b_.SetInsertPoint(done);
+}
+
+void FunctionEmitter::device_allocate(const AllocateNode& a) {
+  int64_t elems = a.dtype.lanes();
+  for (const Expr& e : a.extents) {
+    auto v = as_const_int(e);
+    if (!v || *v < 0)
+      refuse("allocation " + a.buffer_var->name + " has a non-constant or negative extent", loc_);
+    elems *= *v;
+  }
+  const int64_t bytes = std::max<int64_t>(elems * a.dtype.element_of().bytes(), 1);
+  llvm::AllocaInst* cell = entry_alloca(b_.getInt64Ty(), nullptr, 8, a.buffer_var->name + ".cell");
+  llvm::Value* status =
+      b_.CreateCall(driver_function(m_, "cuMemAllocAsync"), {cell, b_.getInt64(bytes), stream_});
+  llvm::BasicBlock* bad = new_block(a.buffer_var->name + ".nomem");
+  llvm::BasicBlock* ok = new_block(a.buffer_var->name + ".ok");
+  b_.CreateCondBr(b_.CreateICmpNE(status, b_.getInt32(0)), bad, ok);
+  b_.SetInsertPoint(bad);
+  fail(status);
+  b_.SetInsertPoint(ok);
+  llvm::Value* block =
+      b_.CreateIntToPtr(b_.CreateLoad(b_.getInt64Ty(), cell), b_.getPtrTy(), a.buffer_var->name);
+  heap_blocks_.push_back(block);
+  bind(a.buffer_var, block);
+  stmt(a.body);
+  unbind(a.buffer_var);
+  heap_blocks_.pop_back();
+  // Freed in stream order: after the kernels enqueued before it.
+  b_.CreateCall(driver_function(m_, "cuMemFreeAsync"),
+                {b_.CreatePtrToInt(block, b_.getInt64Ty()), stream_});
+}
+
+llvm::Value* FunctionEmitter::device_constant(const AllocateConstNode& a) {
+  const NDArray& value = *m_.options.module->find_constant(a.constant);
+  CudaState& cuda = *m_.cuda;
+  auto [it, inserted] = cuda.constants.try_emplace(a.constant, CudaState::Constant{});
+  if (inserted) {
+    it->second.value = &value;
+    it->second.host = m_.constant(a.constant, value);
+    it->second.device = new llvm::GlobalVariable(m_.module, b_.getInt64Ty(), false,
+                                                 llvm::GlobalValue::InternalLinkage, b_.getInt64(0),
+                                                 "tirc_cuda_const." + a.constant);
+  }
+  return b_.CreateIntToPtr(b_.CreateLoad(b_.getInt64Ty(), it->second.device), b_.getPtrTy(),
+                           a.buffer_var->name);
+}
+
+void emit_cuda_loader(ModuleState& host, const std::string& ptx) {
+  llvm::LLVMContext& c = host.context;
+  CudaState& cuda = *host.cuda;
+  llvm::Function* fn = cuda.loader;
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", fn));
+  llvm::Type* i32 = b.getInt32Ty();
+  auto global_i32 = [&](const std::string& name) {
+    return new llvm::GlobalVariable(host.module, i32, false, llvm::GlobalValue::InternalLinkage,
+                                    b.getInt32(0), name);
+  };
+  llvm::GlobalVariable* loaded = global_i32("tirc_cuda_loaded");
+  llvm::GlobalVariable* lock = global_i32("tirc_cuda_lock");
+  llvm::Constant* text = llvm::ConstantDataArray::getString(c, ptx, true);
+  auto* image = new llvm::GlobalVariable(host.module, text->getType(), true,
+                                         llvm::GlobalValue::PrivateLinkage, text, "tirc_cuda_ptx");
+  auto* module_cell =
+      new llvm::GlobalVariable(host.module, b.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
+                               llvm::ConstantPointerNull::get(b.getPtrTy()), "tirc_cuda_module");
+
+  auto block = [&](const std::string& name) { return llvm::BasicBlock::Create(c, name, fn); };
+  // Fast path: loaded already (acquire pairs with the release below).
+  llvm::LoadInst* done = b.CreateLoad(i32, loaded);
+  done->setAtomic(llvm::AtomicOrdering::Acquire);
+  done->setAlignment(llvm::Align(4));
+  llvm::BasicBlock* spin = block("lock");
+  llvm::BasicBlock* fast = block("ready");
+  b.CreateCondBr(b.CreateICmpNE(done, b.getInt32(0)), fast, spin);
+  b.SetInsertPoint(fast);
+  b.CreateRet(b.getInt32(0));
+  // A spin lock: the first caller loads while the others wait.
+  b.SetInsertPoint(spin);
+  llvm::Value* got = b.CreateExtractValue(
+      b.CreateAtomicCmpXchg(lock, b.getInt32(0), b.getInt32(1), llvm::MaybeAlign(4),
+                            llvm::AtomicOrdering::Acquire, llvm::AtomicOrdering::Monotonic),
+      1);
+  llvm::BasicBlock* locked = block("locked");
+  b.CreateCondBr(got, locked, spin);
+  b.SetInsertPoint(locked);
+  auto unlock_and_return = [&](llvm::Value* status) {
+    llvm::StoreInst* st = b.CreateStore(b.getInt32(0), lock);
+    st->setAtomic(llvm::AtomicOrdering::Release);
+    st->setAlignment(llvm::Align(4));
+    b.CreateRet(status);
+  };
+  llvm::LoadInst* again = b.CreateLoad(i32, loaded);
+  again->setAtomic(llvm::AtomicOrdering::Monotonic);
+  again->setAlignment(llvm::Align(4));
+  llvm::BasicBlock* work = block("load");
+  llvm::BasicBlock* raced = block("raced");
+  b.CreateCondBr(b.CreateICmpNE(again, b.getInt32(0)), raced, work);
+  b.SetInsertPoint(raced);
+  unlock_and_return(b.getInt32(0));
+  b.SetInsertPoint(work);
+  // Each driver call: on failure, unlock and return its status.
+  auto checked = [&](const std::string& f, std::vector<llvm::Value*> args) {
+    llvm::Value* status = b.CreateCall(driver_function(host, f), args);
+    llvm::BasicBlock* bad = block(f + ".failed");
+    llvm::BasicBlock* ok = block(f + ".ok");
+    b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), bad, ok);
+    b.SetInsertPoint(bad);
+    unlock_and_return(status);
+    b.SetInsertPoint(ok);
+  };
+  checked("cuModuleLoadData", {module_cell, image});
+  llvm::Value* module = b.CreateLoad(b.getPtrTy(), module_cell);
+  for (const CudaState::Kernel& k : cuda.kernels)
+    checked("cuModuleGetFunction", {k.slot, module, b.CreateGlobalStringPtr(k.name)});
+  for (const auto& [name, constant] : cuda.constants) {
+    const int64_t bytes = std::max<int64_t>(static_cast<int64_t>(constant.value->num_bytes()), 1);
+    checked("cuMemAlloc_v2", {constant.device, b.getInt64(bytes)});
+    checked("cuMemcpyHtoD_v2",
+            {b.CreateLoad(b.getInt64Ty(), constant.device), constant.host, b.getInt64(bytes)});
+  }
+  llvm::StoreInst* publish = b.CreateStore(b.getInt32(1), loaded);
+  publish->setAtomic(llvm::AtomicOrdering::Release);
+  publish->setAlignment(llvm::Align(4));
+  unlock_and_return(b.getInt32(0));
+}
+
+}  // namespace tirc::llvm_gen

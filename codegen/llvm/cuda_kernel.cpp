@@ -1,0 +1,315 @@
+// A kernel's shape and launch (plan_kernel) and its body as NVPTX IR: thread
+// indices for thread-bound loops, shared and local allocations, barriers
+// between what the threads of a block do together, and stores made once.
+#include <llvm/IR/IntrinsicsNVPTX.h>
+
+#include <algorithm>
+
+#include "codegen/llvm/cuda.h"
+#include "codegen/llvm/cuda_emitter.h"
+#include "ir/functor.h"
+#include "ir/structural.h"
+#include "ir/text/printer.h"
+#include "ir/var_use.h"
+
+namespace tirc::llvm_gen {
+
+namespace {
+
+const std::vector<std::string>& all_tags() {
+  static const std::vector<std::string> tags = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
+                                                "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  return tags;
+}
+
+bool is_block_tag(const std::string& tag) {
+  return tag.rfind("blockIdx.", 0) == 0;
+}
+
+// Walks a kernel's statement and checks where thread-bound loops stand.
+class KernelShape {
+ public:
+  void visit(const Stmt& s, bool block_prefix, bool under_serial) {
+    if (!s) return;
+    switch (s.kind()) {
+      case StmtKind::For: {
+        auto* f = s.as<ForNode>();
+        if (f->for_kind != ForKind::ThreadBinding) {
+          bound_.insert(f->loop_var.get());
+          return visit(f->body, false, true);
+        }
+        const std::string& tag = f->thread_tag;
+        if (std::find(all_tags().begin(), all_tags().end(), tag) == all_tags().end())
+          refuse("loop " + f->loop_var->name + " is bound to \"" + tag +
+                     "\", which CUDA kernels do not have (blockIdx.x/y/z, threadIdx.x/y/z)",
+                 f->loc);
+        if (is_block_tag(tag) && !block_prefix)
+          refuse("loop " + f->loop_var->name + " (" + tag +
+                     ") is not at the top of its kernel: only blockIdx loops and lets may "
+                     "enclose a blockIdx loop",
+                 f->loc);
+        if (!is_block_tag(tag) && under_serial)
+          refuse("loop " + f->loop_var->name + " (" + tag +
+                     ") is inside a serial loop or an if of its kernel: only thread-bound loops, "
+                     "lets, allocations and sequences may enclose a threadIdx loop",
+                 f->loc);
+        for (const Expr& e : {f->min, f->extent})
+          if (uses_any(e, [&](const VarNode* v) { return bound_.count(v) > 0; }))
+            refuse("the range of loop " + f->loop_var->name + " (" + tag +
+                       ") depends on a variable bound inside its kernel",
+                   f->loc);
+        extents_[tag].push_back({f->extent, f->loc});
+        bound_.insert(f->loop_var.get());
+        return visit(f->body, block_prefix && is_block_tag(tag), under_serial);
+      }
+      case StmtKind::LetStmt: {
+        auto* l = s.as<LetStmtNode>();
+        bound_.insert(l->var.get());
+        return visit(l->body, block_prefix, under_serial);
+      }
+      case StmtKind::Seq:
+        for (const Stmt& c : s.as<SeqStmtNode>()->seq) visit(c, false, under_serial);
+        return;
+      case StmtKind::Allocate: {
+        auto* a = s.as<AllocateNode>();
+        bound_.insert(a->buffer_var.get());
+        return visit(a->body, false, under_serial);
+      }
+      case StmtKind::IfThenElse: {
+        auto* i = s.as<IfThenElseNode>();
+        visit(i->then_case, false, true);
+        visit(i->else_case, false, true);
+        return;
+      }
+      case StmtKind::AllocateConst:
+        refuse("a constant is bound inside a kernel; bind it outside the thread-bound loops",
+               s->loc);
+      case StmtKind::Evaluate:
+        if (call_kernel_callee(s.as<EvaluateNode>()->value))
+          refuse("T.call_kernel inside a kernel (a GPU thread cannot launch a host function)",
+                 s->loc);
+        return;
+      default:
+        return;
+    }
+  }
+
+  KernelPlan plan() const {
+    KernelPlan out;
+    int64_t threads = 1;
+    for (const std::string& tag : all_tags()) {
+      auto it = extents_.find(tag);
+      if (it == extents_.end()) continue;
+      const auto& list = it->second;
+      bool uniform = true;
+      for (const auto& [e, loc] : list) uniform &= structural_equal(e, list.front().first);
+      Expr extent = list.front().first;
+      if (!uniform) {
+        int64_t most = 0;
+        for (const auto& [e, loc] : list) {
+          auto c = as_const_int(e);
+          if (!c)
+            refuse("loops bound to " + tag + " have different extents, one of them (" +
+                       print_expr(e) + ") not constant",
+                   loc);
+          most = std::max(most, *c);
+        }
+        extent = make_int(most, extent.dtype());
+      }
+      if (auto c = as_const_int(extent)) {
+        const SourceLoc& loc = list.front().second;
+        const int64_t limit = is_block_tag(tag)      ? (tag == "blockIdx.x" ? CudaLimits::max_grid_x
+                                                                            : CudaLimits::max_grid_yz)
+                              : tag == "threadIdx.z" ? CudaLimits::max_block_z
+                                                     : CudaLimits::max_threads_per_block;
+        if (*c > limit)
+          refuse(tag + " extent " + std::to_string(*c) + " is over the device limit of " +
+                     std::to_string(limit),
+                 loc);
+        if (!is_block_tag(tag)) threads *= *c;
+        if (threads > CudaLimits::max_threads_per_block)
+          refuse("the kernel's threads per block (" + std::to_string(threads) +
+                     ") are over the device limit of " +
+                     std::to_string(CudaLimits::max_threads_per_block),
+                 loc);
+      }
+      out.axes.push_back({tag, extent, uniform});
+    }
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::vector<std::pair<Expr, SourceLoc>>> extents_;
+  VarSet bound_;  // variables bound inside the kernel
+};
+
+bool has_thread_loop(const Stmt& s) {
+  struct Find : StmtVisitor {
+    bool found = false;
+    void visit_for(const ForNode* n) override {
+      found |= n->for_kind == ForKind::ThreadBinding && !is_block_tag(n->thread_tag);
+      StmtVisitor::visit_for(n);
+    }
+  } find;
+  find.visit(s);
+  return find.found;
+}
+
+}  // namespace
+
+const KernelPlan::Axis* KernelPlan::axis(const std::string& tag) const {
+  for (const Axis& a : axes)
+    if (a.tag == tag) return &a;
+  return nullptr;
+}
+
+std::vector<std::string> KernelPlan::thread_tags() const {
+  std::vector<std::string> out;
+  for (const Axis& a : axes)
+    if (!is_block_tag(a.tag)) out.push_back(a.tag);
+  return out;
+}
+
+KernelPlan plan_kernel(const Stmt& s) {
+  KernelShape shape;
+  shape.visit(s, true, false);
+  return shape.plan();
+}
+
+void FunctionEmitter::emit_kernel(const Stmt& body, const KernelPlan& plan,
+                                  const std::vector<std::vector<const VarNode*>>& params) {
+  role_ = Role::cuda_device;
+  plan_ = &plan;
+  llvm::BasicBlock* allocas = new_block("entry");
+  llvm::BasicBlock* start = new_block("body");
+  entry_.SetInsertPoint(allocas);
+  b_.SetInsertPoint(start);
+  for (size_t i = 0; i < params.size(); ++i) {
+    llvm::Argument* arg = fn_->getArg(static_cast<unsigned>(i));
+    arg->setName(params[i].front()->name);
+    if (noalias_ && arg->getType()->isPointerTy()) arg->addAttr(llvm::Attribute::NoAlias);
+    // A bool travels as a byte.
+    llvm::Value* v = arg->getType()->isIntegerTy(8) && params[i].front()->dtype.is_bool()
+                         ? b_.CreateTrunc(arg, b_.getInt1Ty())
+                         : static_cast<llvm::Value*>(arg);
+    for (const VarNode* var : params[i]) vars_[var] = v;
+  }
+  stmt(body);
+  b_.CreateRetVoid();
+  entry_.CreateBr(start);
+}
+
+llvm::Value* FunctionEmitter::thread_index(const std::string& tag) {
+  using namespace llvm;
+  static const std::map<std::string, Intrinsic::ID> ids = {
+      {"blockIdx.x", Intrinsic::nvvm_read_ptx_sreg_ctaid_x},
+      {"blockIdx.y", Intrinsic::nvvm_read_ptx_sreg_ctaid_y},
+      {"blockIdx.z", Intrinsic::nvvm_read_ptx_sreg_ctaid_z},
+      {"threadIdx.x", Intrinsic::nvvm_read_ptx_sreg_tid_x},
+      {"threadIdx.y", Intrinsic::nvvm_read_ptx_sreg_tid_y},
+      {"threadIdx.z", Intrinsic::nvvm_read_ptx_sreg_tid_z}};
+  return b_.CreateIntrinsic(ids.at(tag), {}, {}, nullptr, tag);
+}
+
+void FunctionEmitter::thread_loop(const ForNode& f) {
+  const KernelPlan::Axis* axis = plan_->axis(f.thread_tag);
+  llvm::Type* vt = value_type(c_, f.loop_var->dtype);
+  llvm::Value* index = b_.CreateZExtOrTrunc(thread_index(f.thread_tag), vt);
+  llvm::BasicBlock* exit = nullptr;
+  if (!axis->uniform) {  // a shorter loop than its tag's launch size
+    llvm::BasicBlock* body = new_block(f.loop_var->name + ".body");
+    exit = new_block(f.loop_var->name + ".exit");
+    b_.CreateCondBr(b_.CreateICmpSLT(index, b_.CreateSExtOrTrunc(expr(f.extent), vt)), body, exit);
+    b_.SetInsertPoint(body);
+  }
+  bind(f.loop_var, b_.CreateAdd(b_.CreateSExtOrTrunc(expr(f.min), vt), index, f.loop_var->name));
+  const bool thread = !is_block_tag(f.thread_tag);
+  if (thread) thread_tags_.push_back(f.thread_tag);
+  stmt(f.body);
+  if (thread) thread_tags_.pop_back();
+  unbind(f.loop_var);
+  if (exit) {
+    b_.CreateBr(exit);
+    b_.SetInsertPoint(exit);
+  }
+}
+
+void FunctionEmitter::kernel_allocate(const AllocateNode& a) {
+  const int64_t elems = [&] {
+    int64_t n = a.dtype.lanes();
+    for (const Expr& e : a.extents) {
+      auto v = as_const_int(e);
+      if (!v || *v < 0)
+        refuse("allocation " + a.buffer_var->name + " inside a kernel has a non-constant extent",
+               loc_);
+      n *= *v;
+    }
+    return n;
+  }();
+  const int64_t bytes = std::max<int64_t>(elems * a.dtype.element_of().bytes(), 1);
+  const std::vector<std::string> launched = plan_->thread_tags();
+  if (thread_tags_.empty()) {
+    // Outside every threadIdx loop: the block's threads share it.
+    shared_bytes_ += (bytes + 15) / 16 * 16;
+    if (shared_bytes_ > CudaLimits::max_static_shared_bytes)
+      refuse("shared memory over the limit: allocation " + a.buffer_var->name +
+                 " brings the "
+                 "kernel to " +
+                 std::to_string(shared_bytes_) + " bytes (at most " +
+                 std::to_string(CudaLimits::max_static_shared_bytes) + ")",
+             loc_);
+    auto* type = llvm::ArrayType::get(b_.getInt8Ty(), static_cast<uint64_t>(bytes));
+    auto* g = new llvm::GlobalVariable(m_.module, type, false, llvm::GlobalValue::InternalLinkage,
+                                       llvm::UndefValue::get(type), a.buffer_var->name + ".shared",
+                                       nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+    g->setAlignment(llvm::Align(16));
+    bind(a.buffer_var, b_.CreateAddrSpaceCast(g, b_.getPtrTy()));
+  } else if (thread_tags_.size() == launched.size()) {
+    if (bytes > CudaLimits::max_local_bytes)
+      refuse("allocation " + a.buffer_var->name + " of " + std::to_string(bytes) +
+                 " bytes per thread is over the limit of " +
+                 std::to_string(CudaLimits::max_local_bytes) + " (local memory)",
+             loc_);
+    bind(a.buffer_var, entry_alloca(b_.getInt8Ty(), b_.getInt64(bytes), 16, a.buffer_var->name));
+  } else {
+    refuse("allocation " + a.buffer_var->name +
+               " is inside some threadIdx loops of its kernel "
+               "but not all: it is neither one thread's nor the whole block's",
+           loc_);
+  }
+  stmt(a.body);
+  unbind(a.buffer_var);
+}
+
+void FunctionEmitter::kernel_seq(const SeqStmtNode& s) {
+  // Outside every threadIdx loop, what one statement's threadIdx loops wrote
+  // is read by other threads in the next: all wait in between.
+  const bool block_level = thread_tags_.empty() && !plan_->thread_tags().empty();
+  for (size_t i = 0; i < s.seq.size(); ++i) {
+    if (block_level && i > 0 && (has_thread_loop(s.seq[i - 1]) || has_thread_loop(s.seq[i])))
+      b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    stmt(s.seq[i]);
+  }
+}
+
+void FunctionEmitter::kernel_store(const BufferStoreNode& s) {
+  // Outside some threadIdx loops every thread along them would store:
+  // thread 0 along each does it for all.
+  std::vector<std::string> missing;
+  for (const std::string& tag : plan_->thread_tags())
+    if (std::find(thread_tags_.begin(), thread_tags_.end(), tag) == thread_tags_.end())
+      missing.push_back(tag);
+  if (missing.empty()) return store(s);
+  llvm::Value* first = b_.getTrue();
+  for (const std::string& tag : missing)
+    first = b_.CreateAnd(first, b_.CreateICmpEQ(thread_index(tag), b_.getInt32(0)));
+  llvm::BasicBlock* once = new_block("store.once");
+  llvm::BasicBlock* done = new_block("store.done");
+  b_.CreateCondBr(first, once, done);
+  b_.SetInsertPoint(once);
+  store(s);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
+}  // namespace tirc::llvm_gen

@@ -1,0 +1,205 @@
+// The CUDA path of the LLVM generator (codegen/llvm/cuda.h): every example
+// and example model scheduled by the rules' GPU target, and hand-written
+// kernels with shared memory, barriers, 2-D launches and guards, compiled to
+// PTX that ptxas accepts for sm_80 and sm_90, linked with a harness against
+// the driver API, and run on a GPU where there is one, against the
+// interpreter. Without a GPU the test says that the runs did not happen.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "codegen_test_util.h"
+#include "cuda_test_util.h"
+#include "eval_test_util.h"
+#include "ir/eval/interpreter.h"
+#include "ir/onnx/import.h"
+#include "ir/onnx/model_pipeline.h"
+#include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "model_test_util.h"
+#include "passes/pipeline.h"
+#include "rule_context_util.h"
+#include "skip.h"
+#include "tuner/auto_schedule.h"
+
+namespace tirc {
+namespace {
+
+namespace fs = std::filesystem;
+
+const LowerOptions kGpu{true};
+
+// Adds every kernel of `m` (after the GPU rules unless `scheduled`) as a case
+// on random inputs, its expected outputs the interpreter's on the plain kernel.
+void add_module_kernels(test::CudaBundle& bundle, const std::string& label, const IRModule& m,
+                        bool scheduled = false) {
+  const IRModule s =
+      scheduled ? m : auto_schedule(m, test::fixed_rules(Isa::cuda, 1)).schedule.mod();
+  for (const auto& [name, f] : m.functions()) {
+    if (is_entry(f) || needs_module(f)) continue;
+    INFO(label << " / " << name);
+    const PrimFunc lowered = lower(s.at(name), kGpu);
+    std::vector<NDArray> inputs = random_inputs(f, 7);
+    // Thread-bound loops run as concurrent in the checking interpreter.
+    REQUIRE(test::race_on(lowered, inputs, RunOptions::checked(7)) == "");
+    std::vector<NDArray> expected = inputs;
+    std::vector<Argument> args;
+    for (NDArray& a : expected) args.push_back({&a});
+    run(f, args);
+    const bool exact = !uses_approximate_math(print_func(f, name));
+    CHECK(bundle.add(label + "/" + name, {{"main", lowered, name}}, &s, name, inputs, expected,
+                     exact ? 0 : 1e-4) == "");
+  }
+}
+
+// Links and runs the bundle: every case equal to the interpreter on a GPU,
+// or a note that no GPU ran them.
+void link_and_run(test::CudaBundle& bundle) {
+  REQUIRE(bundle.link() == "");
+  const test::CudaBundle::RunResult r = bundle.run();
+  if (!r.not_run.empty()) {
+    WARN("CUDA runs did not run (" << bundle.cases().size()
+                                   << " cases compiled, checked by ptxas "
+                                      "and linked): "
+                                   << r.not_run);
+    return;
+  }
+  WARN("CUDA runs on " << r.device << ": " << bundle.cases().size() << " cases");
+  for (const auto& [name, why] : r.result) {
+    INFO(name);
+    CHECK(why == "");
+  }
+}
+
+#define REQUIRE_CUDA_TOOLKIT()                                      \
+  if (std::string why = test::cuda_toolkit_missing(); !why.empty()) \
+  TIRC_SKIP("CUDA checks did not run: " << why)
+
+TEST_CASE("cuda: every example under the GPU rules", "[cuda]") {
+  REQUIRE_CUDA_TOOLKIT();
+  test::CudaBundle bundle("examples");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(std::string(TIRC_SOURCE_DIR) + "/examples"))
+    if (e.path().extension() == ".tir") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() > 20);
+  for (const fs::path& p : files)
+    add_module_kernels(bundle, p.stem().string(), parse_module(read_example(p.filename())));
+  link_and_run(bundle);
+}
+
+TEST_CASE("cuda: hand-written kernels with shared memory, barriers and guards", "[cuda]") {
+  REQUIRE_CUDA_TOOLKIT();
+  test::CudaBundle bundle("kernels");
+  for (const char* name : {"shared_matmul", "block_store"}) {
+    const fs::path p = fs::path(TIRC_SOURCE_DIR) / "test/unit/cuda" / (std::string(name) + ".tir");
+    std::ifstream in(p);
+    std::stringstream text;
+    text << in.rdbuf();
+    add_module_kernels(bundle, name, parse_module(text.str(), p.string()), true);
+  }
+  link_and_run(bundle);
+}
+
+TEST_CASE("cuda: example models under the GPU rules against their references", "[cuda]") {
+  REQUIRE_CUDA_TOOLKIT();
+  test::CudaBundle bundle("models");
+  for (const char* name : {"cnn", "mlp", "transformer_block", "mlp_external"}) {
+    INFO(name);
+    const std::string dir = std::string(TIRC_SOURCE_DIR) + "/examples/models/" + name;
+    const IRModule m = import_onnx_module(dir + "/model.onnx");
+    const IRModule scheduled = auto_schedule(m, test::fixed_rules(Isa::cuda, 1)).schedule.mod();
+    const IRModule lowered = lower(scheduled, kGpu);
+    const std::string entry = test::entry_name(m);
+    std::vector<FunctionToCompile> functions;
+    for (const auto& [fname, f] : lowered.functions())
+      functions.push_back({fname == entry ? "main" : "k_" + fname, f, fname});
+    std::vector<NDArray> args, expected;
+    const std::string data = dir + "/test_data_set_0/";
+    for (int i = 0; fs::exists(data + "input_" + std::to_string(i) + ".pb"); ++i) {
+      args.push_back(onnx::read_tensor_proto_file(data + "input_" + std::to_string(i) + ".pb"));
+      expected.push_back(NDArray());  // inputs are not compared
+    }
+    const size_t inputs = args.size();
+    for (NDArray& out : entry_output_arrays(m.at(entry), inputs, entry))
+      args.push_back(std::move(out));
+    for (int i = 0; fs::exists(data + "output_" + std::to_string(i) + ".pb"); ++i)
+      expected.push_back(
+          onnx::read_tensor_proto_file(data + "output_" + std::to_string(i) + ".pb"));
+    REQUIRE(expected.size() == args.size());
+    CHECK(bundle.add(name, functions, &lowered, entry, args, expected, 1e-3) == "");
+  }
+  link_and_run(bundle);
+}
+
+}  // namespace
+}  // namespace tirc
+
+namespace tirc {
+namespace {
+
+// The CUDA generator's error for a function (lowered with thread bindings), or "".
+std::string cuda_error(const std::string& body) {
+  const std::string text =
+      "@T.prim_func\ndef main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), "
+      "\"float32\")):\n" +
+      body;
+  try {
+    const IRModule m = parse_module(text, "bad.tir");
+    LlvmOptions options;
+    options.target = parse_llvm_target("cuda", "sm_90");
+    generate_llvm({{"f", lower(m.at("main"), kGpu), "main"}}, options, LlvmOutput::assembly);
+  } catch (const Error& e) {
+    return std::string(e.loc().line > 0 ? "line " + std::to_string(e.loc().line) + ": " : "") +
+           e.what();
+  }
+  return "";
+}
+
+TEST_CASE("cuda: kernels the generator refuses, and why", "[cuda]") {
+  using Catch::Matchers::Contains;
+  CHECK_THAT(cuda_error("    for t in T.thread_binding(2048, thread=\"threadIdx.x\"):\n"
+                        "        B[t % 64] = A[t % 64]\n"),
+             Contains("line 3: ") && Contains("threadIdx.x extent 2048 is over the device "
+                                                "limit of 1024"));
+  CHECK_THAT(cuda_error("    for y in T.thread_binding(64, thread=\"threadIdx.y\"):\n"
+                        "        for x in T.thread_binding(32, thread=\"threadIdx.x\"):\n"
+                        "            B[y] = A[x]\n"),
+             Contains("threads per block (2048) are over the device limit of 1024"));
+  CHECK_THAT(cuda_error("    for b in T.thread_binding(2, thread=\"blockIdx.x\"):\n"
+                        "        S_data = T.allocate([16384], \"float32\", \"shared\")\n"
+                        "        S = T.Buffer((16384,), data=S_data, scope=\"shared\")\n"
+                        "        for t in T.thread_binding(32, thread=\"threadIdx.x\"):\n"
+                        "            S[t] = A[t]\n"
+                        "            B[t] = S[t]\n"),
+             Contains("shared memory over the limit: allocation S_data brings the kernel to "
+                      "65536 bytes (at most 49152)"));
+  CHECK_THAT(cuda_error("    for k in range(4):\n"
+                        "        for t in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
+                        "            B[k * 16 + t] = A[k * 16 + t]\n"),
+             Contains("loop t (threadIdx.x) is inside a serial loop or an if of its kernel"));
+  CHECK_THAT(cuda_error("    for t in T.thread_binding(8, thread=\"threadIdx.x\"):\n"
+                        "        for b in T.thread_binding(8, thread=\"blockIdx.x\"):\n"
+                        "            B[b * 8 + t] = A[b * 8 + t]\n"),
+             Contains("loop b (blockIdx.x) is not at the top of its kernel"));
+  CHECK_THAT(cuda_error("    for v in T.thread_binding(4, thread=\"vthread.x\"):\n"
+                        "        B[v] = A[v]\n"),
+             Contains("is bound to \"vthread.x\", which CUDA kernels do not have"));
+  CHECK_THAT(cuda_error("    for y in T.thread_binding(4, thread=\"threadIdx.y\"):\n"
+                        "        P_data = T.allocate([4], \"float32\", \"local\")\n"
+                        "        P = T.Buffer((4,), data=P_data, scope=\"local\")\n"
+                        "        for x in T.thread_binding(4, thread=\"threadIdx.x\"):\n"
+                        "            P[x] = A[y * 4 + x]\n"
+                        "            B[y * 4 + x] = P[x]\n"),
+             Contains("allocation P_data is inside some threadIdx loops of its kernel but not "
+                      "all"));
+  CHECK_THAT(cuda_error("    n: T.int32 = T.Cast(\"int32\", A[0])\n"
+                        "    for t in T.thread_binding(64, thread=\"threadIdx.x\"):\n"
+                        "        B[t] = A[t] + T.Cast(\"float32\", n)\n"),
+             Contains("is read on the host"));
+  // A statement with no thread-bound loop runs on one thread: slow, but right.
+  CHECK(cuda_error("    for i in range(64):\n        B[i] = A[i]\n") == "");
+}
+
+}  // namespace
+}  // namespace tirc
