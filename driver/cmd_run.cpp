@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "codegen/llvm/cuda_run.h"
 #include "codegen/llvm/generator.h"
 #include "driver/commands.h"
 #include "driver/model_flags.h"
@@ -65,11 +66,13 @@ std::string file_name_for(const std::string& name) {
 constexpr int kProfileRuns = 10;
 
 int run_model(const RunOptions& o) {
-  if (o.target == "cuda")
-    throw Error(
-        "tirc run does not run CUDA code yet: compile with tirc compile --target cuda, "
-        "link the object with -lcuda and call it from a program");
-  if (is_llvm_only_target(o.target))
+  const bool cuda = o.target == "cuda";
+  if (cuda && !o.interpret) {
+    if (std::string why = cuda_unavailable(); !why.empty())
+      throw Error("tirc run --target cuda runs on a GPU, and there is none here: " + why);
+    if (o.profile) throw Error("--profile times CPU kernels; it cannot be used with --target cuda");
+  }
+  if (is_llvm_only_target(o.target) && !cuda)
     throw Error("cannot run " + o.target +
                 " code on this machine: tirc run runs the host's code; compile it with tirc "
                 "compile --target " +
@@ -108,7 +111,9 @@ int run_model(const RunOptions& o) {
   for (NDArray& out : entry_output_arrays(entry.func, entry.num_inputs, entry.name))
     args.push_back(std::move(out));
 
-  Target target = o.target.empty() ? host_target() : parse_target(o.target);
+  Target target = cuda               ? Target{Isa::cuda}
+                  : o.target.empty() ? host_target()
+                                     : parse_target(o.target);
   // The interpreter runs the module as written; compiled runs are scheduled.
   const IRModule plain = m;
   if (!o.interpret) {
@@ -173,7 +178,8 @@ void add_run_command(CLI::App& app, int& status) {
   cmd->add_option("--atol", opts->atol, "Absolute tolerance for --expect")->capture_default_str();
   cmd->add_option("--outputs", opts->outputs_dir, "Write every output to DIR/<name>.npy");
   cmd->add_option("--func", opts->func, "Run this function instead of the entry");
-  cmd->add_option("--target", opts->target, "x86-64-avx512 or x86-64-avx2 (default: this CPU)");
+  cmd->add_option("--target", opts->target,
+                  "x86-64-avx512, x86-64-avx2 (default: this CPU) or cuda (the first GPU)");
   add_schedule_flags(cmd, opts->scheduling);
   add_model_flags(cmd, opts->model);
   cmd->add_flag("--interpret", opts->interpret,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "codegen/llvm/cuda_run.h"
 #include "codegen/x86/jit.h"
 #include "codegen/x86/module_codegen.h"
 #include "driver/tensor_io.h"
@@ -20,6 +21,27 @@ std::vector<std::string> io_names(const PrimFunc& f) {
     for (const Param& p : f->params) names.push_back(p.buffer ? p.buffer->name : p.var->name);
   }
   return names;
+}
+
+// The module compiled for the first GPU (PTX for sm_80, which the driver
+// compiles for the GPU at hand), its buffers copied there and back; the time
+// of one call includes waiting for its kernels.
+double run_entry_cuda(const IRModule& m, const EntryInfo& entry, std::vector<NDArray>& args,
+                      int repeat) {
+  const IRModule lowered = lower(m, LowerOptions{true});
+  std::vector<FunctionToCompile> functions;
+  for (const auto& [name, f] : lowered.functions())
+    functions.push_back({"tirc_run_" + name, f, name});
+  LlvmOptions options;
+  options.target = parse_llvm_target("cuda");
+  options.module = &lowered;
+  std::vector<NDArray*> arrays;
+  for (NDArray& a : args) arrays.push_back(&a);
+  CudaRun run(functions, options, "tirc_run_" + entry.name, arrays);
+  const double seconds =
+      best_seconds([&] { run.call(); }, Budget{.min_reps = std::max(repeat, 1), .warm_up = false});
+  run.copy_back();
+  return seconds;
 }
 
 }  // namespace
@@ -55,6 +77,7 @@ double run_entry(const IRModule& m, const EntryInfo& entry, std::vector<NDArray>
     run_module(m, entry.name, call_args);
     return 0;
   }
+  if (target.isa == Isa::cuda) return run_entry_cuda(m, entry, args, repeat);
   GeneratorOptions options;
   options.target = target;
   JitModule jit(generate_x86_module(lower(m), "tirc_run", options));

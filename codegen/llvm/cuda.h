@@ -5,7 +5,9 @@
 // Each function becomes a host function in an x86-64 object,
 //   int <symbol>(CUdeviceptr buffer..., <scalar>..., CUstream stream)
 // returning a CUresult (0 on success), that enqueues its kernels on `stream`
-// and returns without waiting. Its lowered body runs on the host statement by
+// and returns without waiting, and `int <symbol>_packed(void* const* args)`
+// (args[i] points at parameter i's CUdeviceptr or scalar; the last one is the
+// CUstream itself). Its lowered body runs on the host statement by
 // statement: SeqStmt and LetStmt as written, an Allocate as stream-ordered
 // device memory (cuMemAllocAsync, freed with cuMemFreeAsync at its end), an
 // AllocateConst as the device copy of the module constant, T.call_kernel as a

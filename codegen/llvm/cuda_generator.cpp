@@ -36,21 +36,23 @@ llvm::Function* declare_host_function(llvm::Module& module, const std::string& s
 
 }  // namespace
 
-std::string generate_cuda(const std::vector<FunctionToCompile>& functions,
-                          const LlvmOptions& options, LlvmOutput output, LlvmStats* stats) {
+CudaModules build_cuda(const std::vector<FunctionToCompile>& functions, const LlvmOptions& options,
+                       LlvmOutput output, LlvmStats* stats) {
   LlvmStats local;
   LlvmStats& st = stats ? *stats : local;
   st = {};
-  llvm::LLVMContext context;
+  CudaModules out;
+  out.context = std::make_unique<llvm::LLVMContext>();
+  llvm::LLVMContext& context = *out.context;
   llvm::Module device("tirc_cuda_device", context);
-  llvm::Module host("tirc_cuda_host", context);
-  const LlvmTarget host_target{LlvmArch::x86_64, "x86-64"};
+  out.host = std::make_unique<llvm::Module>("tirc_cuda_host", context);
+  llvm::Module& host = *out.host;
   std::unique_ptr<llvm::TargetMachine> device_tm =
       make_target_machine(options.target, options.opt_level);
-  std::unique_ptr<llvm::TargetMachine> host_tm = make_target_machine(host_target, 2);
+  std::unique_ptr<llvm::TargetMachine> host_tm = make_target_machine(cuda_host_target(), 2);
   device.setTargetTriple(options.target.triple());
   device.setDataLayout(device_tm->createDataLayout());
-  host.setTargetTriple(host_target.triple());
+  host.setTargetTriple(cuda_host_target().triple());
   host.setDataLayout(host_tm->createDataLayout());
 
   ModuleState device_state{context, device, options, st, {}, {}};
@@ -74,23 +76,39 @@ std::string generate_cuda(const std::vector<FunctionToCompile>& functions,
         !host_state.callees.emplace(fc.name, llvm_gen::Callee{entries.back(), &fc.lowered}).second)
       throw Error("LLVM codegen: two functions are named '" + fc.name + "'");
   }
-  for (size_t i = 0; i < functions.size(); ++i)
+  for (size_t i = 0; i < functions.size(); ++i) {
     FunctionEmitter(host_state, entries[i], functions[i].symbol)
         .emit_cuda_host(functions[i].lowered);
+    emit_packed(host, entries[i], functions[i].symbol);
+  }
 
   verify(device);
   optimize(device, *device_tm, options.opt_level);
   // Printed before code generation, which rewrites the module in place.
-  const std::string device_ir = output == LlvmOutput::ir ? print_module(device) : "";
-  const std::string ptx = emit_machine_code(device, *device_tm, LlvmOutput::assembly);
-  if (output == LlvmOutput::assembly) return ptx;
-  llvm_gen::emit_cuda_loader(host_state, ptx);
+  if (output == LlvmOutput::ir) out.device_ir = print_module(device);
+  out.ptx = emit_machine_code(device, *device_tm, LlvmOutput::assembly);
+  if (output == LlvmOutput::assembly) return out;
+  llvm_gen::emit_cuda_loader(host_state, out.ptx);
   verify(host);
   optimize(host, *host_tm, 2);
+  return out;
+}
+
+const LlvmTarget& cuda_host_target() {
+  static const LlvmTarget t{LlvmArch::x86_64, "x86-64"};
+  return t;
+}
+
+std::string generate_cuda(const std::vector<FunctionToCompile>& functions,
+                          const LlvmOptions& options, LlvmOutput output, LlvmStats* stats) {
+  CudaModules m = build_cuda(functions, options, output, stats);
+  if (output == LlvmOutput::assembly) return m.ptx;
   if (output == LlvmOutput::ir)
     return "; ---- device (" + options.target.triple() + ", " + options.target.cpu + ") ----\n" +
-           device_ir + "\n; ---- host (" + host_target.triple() + ") ----\n" + print_module(host);
-  return emit_machine_code(host, *host_tm, LlvmOutput::object);
+           m.device_ir + "\n; ---- host (" + cuda_host_target().triple() + ") ----\n" +
+           print_module(*m.host);
+  std::unique_ptr<llvm::TargetMachine> host_tm = make_target_machine(cuda_host_target(), 2);
+  return emit_machine_code(*m.host, *host_tm, LlvmOutput::object);
 }
 
 }  // namespace tirc

@@ -61,6 +61,8 @@ llvm::Function* declare_entry(llvm::Module& module, const std::string& symbol, c
   return fn;
 }
 
+}  // namespace
+
 // `int symbol_packed(void* const* args)`: args[i] is a buffer's data pointer
 // or points at a scalar's value.
 void emit_packed(llvm::Module& module, llvm::Function* entry, const std::string& symbol) {
@@ -81,8 +83,6 @@ void emit_packed(llvm::Module& module, llvm::Function* entry, const std::string&
   }
   b.CreateRet(b.CreateCall(entry, values));
 }
-
-}  // namespace
 
 void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
   if (opt_level <= 0) return;

@@ -2,6 +2,7 @@
 // steps from a module to its output that generate_llvm and the CUDA path share.
 #pragma once
 
+#include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -27,8 +28,27 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level);
 std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& tm, LlvmOutput output);
 std::string print_module(const llvm::Module& module);
 
+// `int symbol_packed(void* const* args)` calling `entry`: args[i] is a
+// pointer parameter's value itself, or points at another parameter's value.
+void emit_packed(llvm::Module& module, llvm::Function* entry, const std::string& symbol);
+
 // The CUDA path of generate_llvm (cuda_generator.cpp; codegen/llvm/cuda.h).
 std::string generate_cuda(const std::vector<FunctionToCompile>& functions,
                           const LlvmOptions& options, LlvmOutput output, LlvmStats* stats);
+
+// A CUDA build before its object: the host module (host functions, their
+// _packed forms and the loader, optimized, for cuda_host_target()) in its own
+// context, the PTX, and for LlvmOutput::ir the optimized device IR. With
+// LlvmOutput::assembly only the PTX is complete.
+struct CudaModules {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> host;
+  std::string ptx;
+  std::string device_ir;
+};
+CudaModules build_cuda(const std::vector<FunctionToCompile>& functions, const LlvmOptions& options,
+                       LlvmOutput output, LlvmStats* stats);
+// Where CUDA host code runs: x86-64 (baseline CPU).
+const LlvmTarget& cuda_host_target();
 
 }  // namespace tirc

@@ -264,7 +264,7 @@ std::string bound_dims_text(const PrimFunc& f,
   return out;
 }
 
-// The C prototype and its _packed form (CUDA: the stream last, no _packed form).
+// The C prototype and its _packed form (CUDA: the stream last).
 void write_prototypes(std::ostringstream& out, const std::string& symbol,
                       const std::vector<CParam>& params, bool cuda) {
   out << "int " << symbol << "(";
@@ -272,8 +272,11 @@ void write_prototypes(std::ostringstream& out, const std::string& symbol,
   for (size_t i = 0; i < params.size(); ++i) out << (i ? ", " : "") << params[i].declaration;
   if (cuda) out << (params.empty() ? "" : ", ") << "CUstream stream";
   out << ");\n";
-  if (cuda) return;
-  out << "/* args[i] is parameter i's data pointer (a buffer) or address (a scalar). */\n";
+  if (cuda)
+    out << "/* args[i] is parameter i's address (a CUdeviceptr's or a scalar's); the last is the "
+           "CUstream itself. */\n";
+  else
+    out << "/* args[i] is parameter i's data pointer (a buffer) or address (a scalar). */\n";
   out << "int " << symbol << "_packed(void* const* args);\n";
 }
 

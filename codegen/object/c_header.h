@@ -26,7 +26,7 @@ struct HeaderEntry {
 // every dim_param's value; other headers do not change.
 // With `cuda` (an object for --target cuda, codegen/llvm/cuda.h): buffers are
 // CUdeviceptr, every function takes a CUstream last and returns a CUresult,
-// <cuda.h> is included, and there are no _packed entry points.
+// <cuda.h> is included; its _packed form takes the stream as its last pointer.
 std::string write_c_header(const std::string& name, const std::vector<HeaderEntry>& entries,
                            bool cuda = false);
 

@@ -8,8 +8,10 @@
 
 #include <filesystem>
 
+#include "codegen/llvm/cuda_run.h"
 #include "codegen_test_util.h"
 #include "cuda_test_util.h"
+#include "env_int.h"
 #include "eval_test_util.h"
 #include "ir/eval/interpreter.h"
 #include "ir/onnx/import.h"
@@ -17,6 +19,7 @@
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "model_test_util.h"
+#include "onnx_node_kernels.h"
 #include "passes/pipeline.h"
 #include "rule_context_util.h"
 #include "skip.h"
@@ -138,6 +141,90 @@ TEST_CASE("cuda: example models under the GPU rules against their references", "
 namespace tirc {
 namespace {
 
+TEST_CASE("cuda: the ONNX node-test kernels under the GPU rules", "[cuda][onnx-node]") {
+  REQUIRE_CUDA_TOOLKIT();
+  if (!fs::is_directory("/usr/include/onnx/backend/test/data/node"))
+    TIRC_SKIP("ONNX backend test data is not installed");
+  test::CudaBundle bundle("onnx_node");
+  std::vector<test::NodeKernel> kernels = test::node_test_kernels();
+  CHECK(kernels.size() > 500);
+  // Under the sanitizers CI takes every TIRC_CUDA_NODE_STRIDE-th kernel.
+  if (const int stride = test::env_int("TIRC_CUDA_NODE_STRIDE", 1); stride > 1) {
+    std::vector<test::NodeKernel> some;
+    for (size_t i = 0; i < kernels.size(); i += static_cast<size_t>(stride))
+      some.push_back(std::move(kernels[i]));
+    kernels = std::move(some);
+  }
+  // Many kernels to an object: ptxas and the generator run once per batch.
+  constexpr size_t kBatch = 100;
+  std::vector<std::string> problems;
+  for (size_t first = 0; first < kernels.size(); first += kBatch) {
+    const size_t last = std::min(kernels.size(), first + kBatch);
+    std::vector<FunctionToCompile> functions;
+    for (size_t i = first; i < last; ++i) {
+      IRModule one;
+      one.add("main", kernels[i].func);
+      const IRModule s = auto_schedule(one, test::fixed_rules(Isa::cuda, 1)).schedule.mod();
+      const PrimFunc lowered = lower(s.at("main"), kGpu);
+      if (std::string race = test::race_on(lowered, kernels[i].inputs, RunOptions::checked(3));
+          !race.empty())
+        problems.push_back(kernels[i].what + ": race checker: " + race);
+      functions.push_back({"kernel_" + std::to_string(i), lowered, ""});
+    }
+    size_t object = 0;
+    if (std::string why = bundle.add_object(functions, nullptr, &object); !why.empty()) {
+      problems.push_back("kernels " + kernels[first].what + " .. " + kernels[last - 1].what + ": " +
+                         why);
+      continue;
+    }
+    for (size_t i = first; i < last; ++i) {
+      std::string name = kernels[i].what;
+      std::replace(name.begin(), name.end(), ' ', '_');
+      if (std::string why = bundle.add_case(name, object, "kernel_" + std::to_string(i),
+                                            kernels[i].inputs, kernels[i].expected, 1e-4);
+          !why.empty())
+        problems.push_back(kernels[i].what + ": " + why);
+    }
+  }
+  std::string all;
+  for (const std::string& p : problems) all += "\n  " + p;
+  INFO(problems.size() << " problems in " << kernels.size() << " kernels:" << all);
+  CHECK(problems.empty());
+  link_and_run(bundle);
+}
+
+TEST_CASE("cuda: a model run in process on the GPU, or a plain no-GPU error", "[cuda]") {
+  // What `tirc run --target cuda` does: JIT-compiled host code, the driver
+  // loaded at run time. No toolkit needed, so no skip.
+  const std::string dir = std::string(TIRC_SOURCE_DIR) + "/examples/models/cnn";
+  const IRModule m = import_onnx_module(dir + "/model.onnx");
+  const IRModule lowered =
+      lower(auto_schedule(m, test::fixed_rules(Isa::cuda, 1)).schedule.mod(), kGpu);
+  const std::string entry = test::entry_name(m);
+  std::vector<FunctionToCompile> functions;
+  for (const auto& [name, f] : lowered.functions()) functions.push_back({"run_" + name, f, name});
+  LlvmOptions options;
+  options.target = parse_llvm_target("cuda");
+  options.module = &lowered;
+  std::vector<NDArray> args = {onnx::read_tensor_proto_file(dir + "/test_data_set_0/input_0.pb")};
+  for (NDArray& out : entry_output_arrays(m.at(entry), 1, entry)) args.push_back(std::move(out));
+  std::vector<NDArray*> arrays;
+  for (NDArray& a : args) arrays.push_back(&a);
+  if (const std::string why = cuda_unavailable(); !why.empty()) {
+    WARN("no GPU here (" << why << "): checking the error only");
+    CHECK_THROWS_WITH(CudaRun(functions, options, "run_" + entry, arrays),
+                      Catch::Matchers::Contains("cannot run CUDA code: " + why));
+    return;
+  }
+  CudaRun run(functions, options, "run_" + entry, arrays);
+  WARN("running on " << run.device_name());
+  run.call();
+  run.call();  // the module and weights are loaded once
+  run.copy_back();
+  const NDArray want = onnx::read_tensor_proto_file(dir + "/test_data_set_0/output_0.pb");
+  CHECK(test::compare_tensors(args[1], want) == "");
+}
+
 // The CUDA generator's error for a function (lowered with thread bindings), or "".
 std::string cuda_error(const std::string& body) {
   const std::string text =
@@ -161,7 +248,7 @@ TEST_CASE("cuda: kernels the generator refuses, and why", "[cuda]") {
   CHECK_THAT(cuda_error("    for t in T.thread_binding(2048, thread=\"threadIdx.x\"):\n"
                         "        B[t % 64] = A[t % 64]\n"),
              Contains("line 3: ") && Contains("threadIdx.x extent 2048 is over the device "
-                                                "limit of 1024"));
+                                              "limit of 1024"));
   CHECK_THAT(cuda_error("    for y in T.thread_binding(64, thread=\"threadIdx.y\"):\n"
                         "        for x in T.thread_binding(32, thread=\"threadIdx.x\"):\n"
                         "            B[y] = A[x]\n"),

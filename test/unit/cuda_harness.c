@@ -87,8 +87,7 @@ static void compare(char code, const unsigned char* got, const unsigned char* wa
   n = bytes / size;
   for (i = 0; i < n; ++i) {
     double g = element(code, got, i), w = element(code, want, i);
-    int same = tol == 0 ? (g == w || (isnan(g) && isnan(w)))
-                        : (fabs(g - w) <= 1e-5 + tol * fabs(w) || (isnan(g) && isnan(w)));
+    int same = g == w || (isnan(g) && isnan(w)) || (tol > 0 && fabs(g - w) <= 1e-5 + tol * fabs(w));
     if (!same) {
       snprintf(why, why_size, "element %ld: got %.9g, expected %.9g", i, g, w);
       return;

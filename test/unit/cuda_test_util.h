@@ -90,23 +90,14 @@ class CudaBundle {
   const std::string& dir() const { return dir_; }
 
   // Compiles `functions` (lowered with thread bindings; FunctionToCompile::name
-  // for T.call_kernel) into an object whose `called` function (a name of
-  // `functions`) the case calls with `args` (every parameter, in order); the
-  // buffers it writes must equal `expected` (same order; a default-constructed
-  // NDArray: not compared) within `tolerance` (0: exactly). Symbols get the case's prefix.
-  // Returns "" or why the case could not be made (a refusal, ptxas).
-  std::string add(const std::string& name, const std::vector<FunctionToCompile>& functions,
-                  const IRModule* module, const std::string& called,
-                  const std::vector<NDArray>& args, const std::vector<NDArray>& expected,
-                  double tolerance) {
-    const size_t index = cases_.size();
-    const std::string prefix = "c" + std::to_string(index) + "_";
+  // for T.call_kernel) into one object, their symbols prefixed with the
+  // object's number; checks its PTX with ptxas for sm_80 and sm_90. Returns ""
+  // (and the object's number in *object) or why it could not be made.
+  std::string add_object(const std::vector<FunctionToCompile>& functions, const IRModule* module,
+                         size_t* object) {
+    const std::string prefix = "o" + std::to_string(objects_.size()) + "_";
     std::vector<FunctionToCompile> renamed = functions;
-    const FunctionToCompile* entry = nullptr;
     for (FunctionToCompile& f : renamed) f.symbol = prefix + f.symbol;
-    for (const FunctionToCompile& f : renamed)
-      if (f.name == called) entry = &f;
-    if (!entry) return "no function named " + called;
     LlvmOptions options;
     options.module = module;
     try {
@@ -121,6 +112,27 @@ class CudaBundle {
     } catch (const Error& e) {
       return std::string("error: ") + e.what();
     }
+    *object = objects_.size();
+    objects_.push_back({functions, renamed});
+    return "";
+  }
+
+  // A call of the function `called` (its FunctionToCompile::name, else its
+  // symbol as given) of an object with `args` (every parameter, in order):
+  // the buffers it writes must equal `expected` (same order; a
+  // default-constructed NDArray: not compared) within `tolerance` (relative,
+  // with 1e-5 absolute; 0: exactly).
+  std::string add_case(const std::string& name, size_t object, const std::string& called,
+                       const std::vector<NDArray>& args, const std::vector<NDArray>& expected,
+                       double tolerance) {
+    const size_t index = cases_.size();
+    const std::string prefix = "c" + std::to_string(index) + "_";
+    const FunctionToCompile* entry = nullptr;
+    const auto& [given, renamed] = objects_.at(object);
+    for (size_t i = 0; i < given.size(); ++i)
+      if (given[i].name == called || (given[i].name.empty() && given[i].symbol == called))
+        entry = &renamed[i];
+    if (!entry) return "no function named " + called;
     const PrimFunc& f = entry->lowered;
     if (args.size() != f->params.size() || expected.size() != args.size())
       return "wrong number of arguments";
@@ -160,6 +172,16 @@ class CudaBundle {
     return "";
   }
 
+  // One object with one call (add_object, then add_case).
+  std::string add(const std::string& name, const std::vector<FunctionToCompile>& functions,
+                  const IRModule* module, const std::string& called,
+                  const std::vector<NDArray>& args, const std::vector<NDArray>& expected,
+                  double tolerance) {
+    size_t object = 0;
+    if (std::string why = add_object(functions, module, &object); !why.empty()) return why;
+    return add_case(name, object, called, args, expected, tolerance);
+  }
+
   // Links the harness, the table of calls and every case's object against
   // the driver API (the stub library here); writes run.sh. "" or the log.
   std::string link() {
@@ -172,8 +194,8 @@ class CudaBundle {
     table << "0};\n";
     table.close();
     std::string objects;
-    for (size_t i = 0; i < cases_.size(); ++i)
-      objects += " " + dir_ + "/c" + std::to_string(i) + "_kernels.o";
+    for (size_t i = 0; i < objects_.size(); ++i)
+      objects += " " + dir_ + "/o" + std::to_string(i) + "_kernels.o";
     int status = 0;
     const std::string out =
         shell_output("cc -O1 -o " + dir_ + "/prog " + std::string(TIRC_SOURCE_DIR) +
@@ -240,6 +262,8 @@ class CudaBundle {
   bool keep_ = false;
   std::string manifest_, table_;
   std::vector<std::string> cases_;
+  // Per object: the functions as given, and as compiled (symbols prefixed).
+  std::vector<std::pair<std::vector<FunctionToCompile>, std::vector<FunctionToCompile>>> objects_;
 };
 
 }  // namespace tirc::test

@@ -1,12 +1,16 @@
-// The rules' GPU target (Isa::cuda, tuner/space/gpu_bind.cpp): every block of
-// the examples and of the example ONNX models is bound to blocks of threads,
-// or says why not, and the scheduled kernels compute what the plain ones do
-// in the race-checking interpreter (thread-bound loops run as concurrent).
+// The rules' GPU target (Isa::cuda, tuner/space/gpu_bind.cpp and
+// gpu_tile_contraction.cpp): every block of the examples and of the example
+// ONNX models is bound to blocks of threads (a contraction with a register
+// tile per thread), or says why not, and the scheduled kernels compute what
+// the plain ones do in the race-checking interpreter (thread-bound loops run
+// as concurrent).
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "ir/eval/interpreter.h"
@@ -15,6 +19,7 @@
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "ir/verify.h"
+#include "passes/pipeline.h"
 #include "rule_context_util.h"
 #include "tuner/auto_schedule.h"
 
@@ -36,6 +41,10 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
+bool bound_by_gpu_rule(const BlockReport& b) {
+  return b.rule == "gpu-tile-contraction" || b.rule == "bind-gpu-threads";
+}
+
 // Every block reported bound, or with the reason it is not; every kernel
 // (not the entry) equal to its plain form, races checked.
 void check_gpu_schedule(const IRModule& m, const std::string& what, int trials = 2) {
@@ -45,8 +54,8 @@ void check_gpu_schedule(const IRModule& m, const std::string& what, int trials =
   for (const Diagnostic& d : verify(r.schedule.mod())) FAIL_CHECK(d.message);
   for (const BlockReport& b : r.blocks) {
     INFO(b.func << "/" << b.block << ": " << b.rule << ": " << b.note);
-    // Bound, or the rule's reason (a refused primitive's message included).
-    CHECK((b.rule == "bind-gpu-threads" || b.note.rfind("bind-gpu-threads ", 0) == 0 ||
+    // Bound, or the rules' reasons (a refused primitive's message included).
+    CHECK((bound_by_gpu_rule(b) || b.note.find("bind-gpu-threads ") != std::string::npos ||
            b.note == "already scheduled: left as written"));
     CHECK(b.note.find("fell back") == std::string::npos);
   }
@@ -77,14 +86,18 @@ TEST_CASE("gpu rules: every example kernel is bound to threads and computes the 
     for (const auto& e : fs::directory_iterator(kSource + dir))
       if (e.path().extension() == ".tir") files.push_back(e.path());
   REQUIRE(files.size() > 20);
-  int bound = 0;
+  int bound = 0, tiled = 0;
   for (const fs::path& file : files) {
     const IRModule m = parse_module(slurp(file), file.string());
     check_gpu_schedule(m, file.filename().string());
-    for (const BlockReport& b : auto_schedule(m, cuda()).blocks)
-      bound += b.rule == "bind-gpu-threads";
+    for (const BlockReport& b : auto_schedule(m, cuda()).blocks) {
+      bound += bound_by_gpu_rule(b);
+      tiled += b.rule == "gpu-tile-contraction";
+    }
   }
   CHECK(bound > 20);
+  // matmul, batch_matmul, conv2d_nchw, int8_matmul_int32_acc at least.
+  CHECK(tiled >= 4);
 }
 
 TEST_CASE("gpu rules: the example ONNX models' kernels", "[rules][gpu][onnx]") {
@@ -94,18 +107,27 @@ TEST_CASE("gpu rules: the example ONNX models' kernels", "[rules][gpu][onnx]") {
   }
 }
 
-TEST_CASE("gpu rules: a 128x128x128 matmul is 64 blocks of 256 threads", "[rules][gpu]") {
+IRModule matmul(int n) {
   std::string text = slurp(kSource + "/examples/matmul.tir");
-  for (size_t at; (at = text.find("64")) != std::string::npos;) text.replace(at, 2, "128");
-  const IRModule m = parse_module(text, "matmul128.tir");
-  const AutoScheduleResult r = auto_schedule(m, cuda());
-  REQUIRE(r.blocks.size() == 1);
-  INFO(r.blocks[0].note);
-  CHECK(r.blocks[0].rule == "bind-gpu-threads");
-  CHECK(r.blocks[0].note ==
+  const std::string size = std::to_string(n);
+  for (size_t at = 0; (at = text.find("64", at)) != std::string::npos; at += size.size())
+    text.replace(at, 2, size);
+  return parse_module(text, "matmul" + size + ".tir");
+}
+
+// A contraction goes to gpu-tile-contraction first; bind-gpu-threads alone
+// still makes one thread per output element of it.
+TEST_CASE("gpu rules: bind-gpu-threads makes a 128x128x128 matmul 64 blocks of 256 threads",
+          "[rules][gpu]") {
+  const IRModule m = matmul(128);
+  Schedule sch(m);
+  const RuleOutcome o = bind_gpu_threads(sch, sch.get_block("C"), cuda());
+  INFO(o.note);
+  CHECK(o.applied);
+  CHECK(o.note ==
         "fused 2 loops (16384 iterations) into 64 blocks x 256 threads, 1 loop serial in each "
         "thread");
-  const std::string printed = print_func(r.schedule.mod().at("main"));
+  const std::string printed = print_func(sch.mod().at("main"));
   INFO(printed);
   CHECK(printed.find("T.thread_binding(64, thread=\"blockIdx.x\")") != std::string::npos);
   CHECK(printed.find("T.thread_binding(256, thread=\"threadIdx.x\")") != std::string::npos);
@@ -116,7 +138,11 @@ TEST_CASE("gpu rules: a 128x128x128 matmul is 64 blocks of 256 threads", "[rules
   // Not the CPU rules: nothing parallel or vectorized.
   CHECK(printed.find("T.parallel(") == std::string::npos);
   CHECK(printed.find("T.vectorized(") == std::string::npos);
-  check_gpu_schedule(m, "matmul 128", 1);
+  EquivOptions options;
+  options.trials = 1;
+  const EquivResult eq = check_equivalent(m.at("main"), sch.mod().at("main"), options);
+  INFO(eq.message);
+  CHECK(eq.equal);
 }
 
 TEST_CASE("gpu rules: 40 elements are one block of 64 threads with a predicate", "[rules][gpu]") {
@@ -132,7 +158,9 @@ TEST_CASE("gpu rules: 40 elements are one block of 64 threads with a predicate",
   const BlockReport& b = report_of(r, "B");
   INFO(b.note);
   CHECK(b.rule == "bind-gpu-threads");
-  CHECK(b.note == "loop (40 iterations) into 1 block x 64 threads, predicated (24 threads idle)");
+  CHECK(b.note ==
+        "loop (40 iterations) into 1 block x 64 threads, predicated (24 threads idle) "
+        "[gpu-tile-contraction not a C[.., i, j] += A * B contraction (or max(C, A))]");
   const std::string printed = print_func(r.schedule.mod().at("main"));
   INFO(printed);
   CHECK(printed.find("T.thread_binding(1, thread=\"blockIdx.x\")") != std::string::npos);
@@ -155,7 +183,9 @@ TEST_CASE("gpu rules: a full reduction to a scalar is not bound, and says why", 
   const AutoScheduleResult r = auto_schedule(m, cuda());
   const BlockReport& b = report_of(r, "B");
   CHECK(b.rule.empty());
-  CHECK(b.note == "bind-gpu-threads no data-parallel outer loop to bind to threads");
+  CHECK(b.note ==
+        "gpu-tile-contraction not a C[.., i, j] += A * B contraction (or max(C, A)); "
+        "bind-gpu-threads no data-parallel outer loop to bind to threads");
   CHECK(r.schedule.trace().print().find("sch.bind(") == std::string::npos);
   CHECK(r.schedule.mod().at("main").get() == m.at("main").get());
 }
@@ -187,9 +217,172 @@ TEST_CASE("gpu rules: CPU targets keep the CPU rules", "[rules][gpu]") {
       bool cpu_rule = false;
       for (const BlockReport& b : r.blocks) {
         CHECK(b.rule != "bind-gpu-threads");
+        CHECK(b.rule != "gpu-tile-contraction");
         cpu_rule |= b.rule == "tile-contraction" || b.rule == "parallel-vectorize";
       }
       CHECK(cpu_rule);
     }
   }
+}
+
+TEST_CASE("gpu rules: a 256x256x256 matmul gets a 4x4 register tile per thread", "[rules][gpu]") {
+  const IRModule m = matmul(256);
+  const AutoScheduleResult r = auto_schedule(m, cuda());
+  const BlockReport& b = report_of(r, "C");
+  INFO(b.note);
+  CHECK(b.rule == "gpu-tile-contraction");
+  CHECK(b.note ==
+        "register tile 4x4 per thread, 16x16 threads per block, 4x4 blocks over a 256x256 "
+        "output");
+  const std::string printed = print_func(r.schedule.mod().at("main"));
+  INFO(printed);
+  for (const char* bound :
+       {"T.thread_binding(4, thread=\"blockIdx.y\")", "T.thread_binding(4, thread=\"blockIdx.x\")",
+        "T.thread_binding(16, thread=\"threadIdx.y\")",
+        "T.thread_binding(16, thread=\"threadIdx.x\")"})
+    CHECK(printed.find(bound) != std::string::npos);
+  // The accumulators: a cache in local scope, its init and write-back with
+  // the update in each thread, the tile loops unrolled; no predicate.
+  CHECK(printed.find("scope=\"local\"") != std::string::npos);
+  CHECK(printed.find("with T.block(\"C_init\")") != std::string::npos);
+  CHECK(printed.find("with T.block(\"C_local\")") != std::string::npos);
+  CHECK(printed.find("for k in range(256)") != std::string::npos);
+  CHECK(printed.find("T.unroll(4)") != std::string::npos);
+  CHECK(printed.find("T.where(") == std::string::npos);
+  // Lowered for the GPU: 16 accumulators of each thread's own.
+  const std::string lowered = print_func(lower(r.schedule.mod().at("main"), LowerOptions{true}));
+  INFO(lowered);
+  CHECK(lowered.find("T.allocate([16], \"float32\", \"local\")") != std::string::npos);
+  check_gpu_schedule(m, "matmul 256", 1);
+}
+
+TEST_CASE("gpu rules: batch matmul, convolution and int8 matmul get register tiles",
+          "[rules][gpu]") {
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"batch_matmul.tir",
+       "register tile 4x4 per thread, 8x8 threads per block, 1x1 blocks x 2 on blockIdx.z over "
+       "a 32x32 output"},
+      // Rows: the output channels (the weights vary along them, the data
+      // does not); the tiles shrink to give a warp of threads.
+      {"conv2d_nchw.tir",
+       "register tile 2x1 per thread, 4x8 threads per block, 1x1 blocks x 8 on blockIdx.z over "
+       "a 8x8 output"},
+      {"int8_matmul_int32_acc.tir",
+       "register tile 4x4 per thread, 8x8 threads per block, 1x1 blocks over a 32x32 output"},
+  };
+  for (const auto& [file, note] : cases) {
+    INFO(file);
+    const IRModule m = parse_module(slurp(kSource + "/examples/" + file), file);
+    const AutoScheduleResult r = auto_schedule(m, cuda());
+    const BlockReport& b = report_of(r, file == std::string("conv2d_nchw.tir") ? "conv" : "C");
+    CHECK(b.rule == "gpu-tile-contraction");
+    CHECK(b.note == note);
+  }
+}
+
+// Text with each `from` replaced by its `to`, in order.
+std::string replaced(std::string text, const std::vector<std::pair<std::string, std::string>>& r) {
+  for (const auto& [from, to] : r)
+    for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+      text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST_CASE("gpu rules: larger convolutions get 4x4 register tiles and compute the same",
+          "[rules][gpu]") {
+  // NCHW, 2x16x16x16 with 32 3x3 filters: rows are the output channels, one
+  // batch loop (the output rows) on blockIdx.z, the images serial.
+  const IRModule conv =
+      parse_module(replaced(slurp(kSource + "/examples/conv2d_nchw.tir"),
+                            {{"(1, 4, 8, 8)", "(2, 16, 16, 16)"},
+                             {"(8, 4, 3, 3)", "(32, 16, 3, 3)"},
+                             {"(1, 8, 8, 8)", "(2, 32, 16, 16)"},
+                             {"(1, 4, 10, 10)", "(2, 16, 18, 18)"},
+                             {"T.grid(1, 4, 10, 10)", "T.grid(2, 16, 18, 18)"},
+                             {"T.grid(1, 8, 8, 8, 4, 3, 3)", "T.grid(2, 32, 16, 16, 16, 3, 3)"},
+                             {"< 9", "< 17"}}),
+                   "conv2d_2x16x16x16.tir");
+  // Depthwise over 8 channels of 32x32: the weight is shared by the whole
+  // tile, rows are the output rows.
+  const IRModule depthwise =
+      parse_module(replaced(slurp(kSource + "/examples/depthwise_conv2d.tir"),
+                            {{"T.grid(1, 4, 6, 6, 3, 3)", "T.grid(1, 8, 32, 32, 3, 3)"},
+                             {"(1, 4, 8, 8)", "(1, 8, 34, 34)"},
+                             {"(4, 3, 3)", "(8, 3, 3)"},
+                             {"(1, 4, 6, 6)", "(1, 8, 32, 32)"}}),
+                   "depthwise_8x32x32.tir");
+  const std::vector<std::tuple<const IRModule*, const char*, const char*>> cases = {
+      {&conv, "conv",
+       "register tile 4x4 per thread, 8x4 threads per block, 1x1 blocks x 16 on blockIdx.z over a "
+       "32x16 output, 1 batch loop serial in each thread"},
+      {&depthwise, "depthwise_conv2d",
+       "register tile 4x4 per thread, 8x8 threads per block, 1x1 blocks x 8 on blockIdx.z over a "
+       "32x32 output"},
+  };
+  for (const auto& [m, block, note] : cases) {
+    const AutoScheduleResult r = auto_schedule(*m, cuda());
+    const BlockReport& b = report_of(r, block);
+    INFO(b.note);
+    CHECK(b.rule == "gpu-tile-contraction");
+    CHECK(b.note == note);
+    check_gpu_schedule(*m, block, 1);
+  }
+}
+
+TEST_CASE("gpu rules: max pooling keeps one output element per thread", "[rules][gpu]") {
+  const IRModule m = parse_module(slurp(kSource + "/examples/max_pool2d.tir"), "max_pool2d.tir");
+  Schedule sch(m);
+  const RuleOutcome o = gpu_tile_contraction(sch, sch.get_block("pool_max"), cuda());
+  CHECK_FALSE(o.applied);
+  CHECK(o.note == "no operand is shared along the rows or the columns of a tile");
+}
+
+TEST_CASE("gpu rules: a 7x13 matmul has no register tile and is bound one element per thread",
+          "[rules][gpu]") {
+  // 7 and 13 are prime: a tile of 7 or 13 rows would leave a block of fewer
+  // than a warp of threads, and a tile of 1x1 is what bind-gpu-threads does.
+  const std::string text =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((7, 8), \"float32\"), B: T.Buffer((8, 13), \"float32\"),\n"
+      "         C: T.Buffer((7, 13), \"float32\")):\n"
+      "    for i, j, k in T.grid(7, 13, 8):\n"
+      "        with T.block(\"C\"):\n"
+      "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+      "            with T.init():\n"
+      "                C[vi, vj] = T.float32(0)\n"
+      "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
+  const IRModule m = parse_module(text, "matmul7x13.tir");
+  Schedule sch(m);
+  const RuleOutcome o = gpu_tile_contraction(sch, sch.get_block("C"), cuda());
+  CHECK_FALSE(o.applied);
+  CHECK(o.note == "no register tile for a 7x13 output in blocks of at least 32 threads");
+  const AutoScheduleResult r = auto_schedule(m, cuda());
+  const BlockReport& b = report_of(r, "C");
+  INFO(b.note);
+  CHECK(b.rule == "bind-gpu-threads");
+  CHECK(b.note.find("[gpu-tile-contraction no register tile") != std::string::npos);
+  check_gpu_schedule(m, "matmul 7x13");
+}
+
+TEST_CASE("gpu rules: random register tiles of a matmul compute the same", "[rules][gpu]") {
+  const IRModule m = matmul(64);
+  RuleContext cx = cuda();
+  cx.decisions = Decisions::Random;
+  int applied = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    Schedule sch(m, seed);
+    const RuleOutcome o = gpu_tile_contraction(sch, sch.get_block("C"), cx);
+    INFO("seed " << seed << ": " << o.note);
+    if (!o.applied) {
+      CHECK(o.note.rfind("drew ", 0) == 0);
+      continue;
+    }
+    ++applied;
+    EquivOptions options;
+    options.trials = 1;
+    const EquivResult eq = check_equivalent(m.at("main"), sch.mod().at("main"), options);
+    INFO(eq.message);
+    CHECK(eq.equal);
+  }
+  CHECK(applied > 0);
 }

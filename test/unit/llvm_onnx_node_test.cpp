@@ -9,80 +9,17 @@
 
 #include "llvm_test_util.h"
 #include "onnx_node_codegen_check.h"
+#include "onnx_node_kernels.h"
 
 namespace tirc {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Kernel {
-  std::string what;  // "<node test> / <kernel>"
-  PrimFunc lowered;
-  std::vector<NDArray> inputs, expected, got;  // expected: the interpreter's run on inputs
-};
-
-// The node tests' kernels the x86 generator takes, each with the
-// interpreter's results on random inputs (integer inputs 0 and 1 in turn:
-// most are indices bound from the test data). Kernels the interpreter
-// refuses on such inputs (an integer division by zero) are left out.
-std::vector<Kernel> node_test_kernels() {
-  std::vector<Kernel> out;
-  const fs::path root = "/usr/include/onnx/backend/test/data/node";
-  std::vector<fs::path> dirs;
-  for (const auto& e : fs::directory_iterator(root)) dirs.push_back(e.path());
-  std::sort(dirs.begin(), dirs.end());
-  for (const fs::path& dir : dirs) {
-    onnx::Graph g;
-    try {
-      g = onnx::import_model_file((dir / "model.onnx").string());
-    } catch (const Error&) {
-      continue;
-    }
-    bool supported = true;
-    for (const onnx::Node& n : g.nodes) supported &= onnx::find_op(n.domain, n.op_type) != nullptr;
-    if (!supported) continue;
-    ModelOptions options;
-    for (size_t k = 0; k < g.inputs.size(); ++k) {
-      NDArray v = onnx::read_tensor_proto_file(
-          (dir / "test_data_set_0" / ("input_" + std::to_string(k) + ".pb")).string());
-      if (test::bound_in_node_tests(g, g.inputs[k], v.dtype()))
-        options.bind_inputs[g.inputs[k]] = std::move(v);
-    }
-    IRModule m;
-    try {
-      m = graph_to_module(g, options);
-    } catch (const Error&) {
-      continue;
-    }
-    for (const auto& [name, f] : m.functions()) {
-      if (is_entry(f)) continue;
-      Kernel k{dir.filename().string() + " / " + name, lower(f), {}, {}, {}};
-      try {
-        generate_x86({{"kernel", k.lowered}}, GeneratorOptions{Target{Isa::avx2}});
-      } catch (const Error&) {
-        continue;  // not one the x86 generator compiles
-      }
-      k.inputs = random_inputs(f, 3, /*small_ints=*/false);
-      for (NDArray& a : k.inputs)
-        if (a.dtype().is_int())
-          for (int64_t i = 0; i < a.num_elements(); ++i) a.set_int(i, i % 2);
-      k.expected = k.inputs;
-      std::vector<Argument> args;
-      for (NDArray& a : k.expected) args.push_back({&a});
-      try {
-        run(f, args);
-      } catch (const Error&) {
-        continue;
-      }
-      out.push_back(std::move(k));
-    }
-  }
-  return out;
-}
-
 // Runs the kernels in batches of one object (and one process) each; returns
 // the problems.
-std::vector<std::string> check_on(const LlvmTarget& target, std::vector<Kernel>& kernels) {
+std::vector<std::string> check_on(const LlvmTarget& target,
+                                  std::vector<test::NodeKernel>& kernels) {
   constexpr size_t kBatch = 150;
   std::vector<std::string> problems;
   for (size_t first = 0; first < kernels.size(); first += kBatch) {
@@ -105,7 +42,7 @@ std::vector<std::string> check_on(const LlvmTarget& target, std::vector<Kernel>&
       continue;
     }
     for (size_t i = first; i < last; ++i) {
-      const Kernel& k = kernels[i];
+      const test::NodeKernel& k = kernels[i];
       if (statuses[i - first] != 0) {
         problems.push_back(k.what + ": returned " + std::to_string(statuses[i - first]));
         continue;
@@ -130,13 +67,13 @@ TEST_CASE("LLVM: the ONNX node-test kernels the x86 generator compiles", "[llvm]
     TIRC_SKIP("ONNX backend test data is not installed");
   const std::vector<LlvmTarget> targets = test::runnable_llvm_targets();
   if (targets.empty()) TIRC_SKIP("no LLVM target runs here");
-  std::vector<Kernel> kernels = node_test_kernels();
+  std::vector<test::NodeKernel> kernels = test::node_test_kernels();
   CHECK(kernels.size() > 500);
   // One x86-64 CPU (the host's best) and AArch64.
   std::set<LlvmArch> done;
   for (const LlvmTarget& t : targets) {
     if (!done.insert(t.arch).second) continue;
-    for (Kernel& k : kernels) k.got = k.inputs;
+    for (test::NodeKernel& k : kernels) k.got = k.inputs;
     std::vector<std::string> problems = check_on(t, kernels);
     std::string all;
     for (const std::string& p : problems) all += "\n  " + p;

@@ -36,16 +36,33 @@ RuleOutcome bind_gpu_threads(Schedule& sch, BlockRV block, const RuleContext& cx
                        std::to_string(gpu.threads_per_block) + " threads"};
   // Threads per block: the model's, or the work rounded up to whole warps.
   const int64_t warps = (work + gpu.warp_size - 1) / gpu.warp_size;
-  const int64_t threads =
+  const int64_t preferred =
       std::min<int64_t>({gpu.threads_per_block, warps * gpu.warp_size, gpu.max_threads_per_block});
-  const int64_t blocks = (work + threads - 1) / threads;
+  // The fallback when bind cannot prove the threads apart (a thread count that
+  // does not divide the inner loops leaves floordiv/floormod of the fused
+  // index it cannot separate): the inner leading loops' own iterations.
+  int64_t inner = 1;
+  for (size_t l = lead; l-- > 0 && inner * nest->loops[l].extent <= gpu.max_threads_per_block;)
+    inner *= nest->loops[l].extent;
 
   std::vector<LoopRV> fuse;
   for (size_t l = 0; l < lead; ++l) fuse.push_back(nest->loops[l].rv);
-  const LoopRV fused = lead > 1 ? sch.fuse(fuse) : fuse[0];
-  const std::vector<LoopRV> split = sch.split(fused, {nullptr, threads});
-  sch.bind(split[0], "blockIdx.x");
-  sch.bind(split[1], "threadIdx.x");
+  const Schedule before = sch;
+  int64_t threads = preferred;
+  for (;;) {
+    try {
+      const LoopRV fused = lead > 1 ? sch.fuse(fuse) : fuse[0];
+      const std::vector<LoopRV> split = sch.split(fused, {nullptr, threads});
+      sch.bind(split[0], "blockIdx.x");
+      sch.bind(split[1], "threadIdx.x");
+      break;
+    } catch (const ScheduleError&) {
+      if (threads == inner || inner <= 1 || work % inner != 0) throw;
+      sch = before;
+      threads = inner;
+    }
+  }
+  const int64_t blocks = (work + threads - 1) / threads;
 
   std::string note = lead > 1 ? "fused " + std::to_string(lead) + " loops" : "loop";
   note += " (" + std::to_string(work) + " iterations) into " + std::to_string(blocks) +
@@ -60,6 +77,7 @@ RuleOutcome bind_gpu_threads(Schedule& sch, BlockRV block, const RuleContext& cx
 
 const std::vector<ScheduleRule>& gpu_rules() {
   static const std::vector<ScheduleRule> rules = {
+      {"gpu-tile-contraction", gpu_tile_contraction},
       {"bind-gpu-threads", bind_gpu_threads},
   };
   return rules;

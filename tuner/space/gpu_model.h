@@ -12,9 +12,20 @@ namespace tirc {
 struct GpuModel {
   int threads_per_block = 256;  // threads of a block when there is enough work
   int warp_size = 32;           // a smaller block is a whole number of warps
+  // Contractions (gpu_tile_contraction.cpp): each thread keeps a register
+  // tile of up to tile_rows x tile_columns accumulators of C (16 registers:
+  // 8 loads feed 16 FMAs per reduction step, against 2 loads per FMA with
+  // one element per thread), and a block is up to block_rows x block_columns
+  // threads (threadIdx.y x threadIdx.x), so a block computes a 64x64 tile of
+  // C. Smaller where an extent has no such divisor, so that no thread idles.
+  int tile_rows = 4;
+  int tile_columns = 4;
+  int block_rows = 16;
+  int block_columns = 16;
   // The hardware's limits, as the CUDA generator checks them.
   int64_t max_threads_per_block = CudaLimits::max_threads_per_block;
   int64_t max_grid_x = CudaLimits::max_grid_x;
+  int64_t max_grid_yz = CudaLimits::max_grid_yz;
 };
 
 }  // namespace tirc

@@ -48,6 +48,15 @@ RuleOutcome tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx
 // data-parallel and contiguous in what the block writes.
 RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& cx);
 
+// For a GPU target (Isa::cuda), a contraction (a block tile_contraction
+// would take, in any accumulation type): register tiling per thread. Rows and
+// columns of C split into blockIdx.y/x, threadIdx.y/x and a per-thread tile
+// (GpuModel::tile_rows x tile_columns, in registers: a "local" cache_write
+// with its init and write-back inside the thread loops, its loops unrolled)
+// around the serial reduction; one batch loop on blockIdx.z, any other
+// serial in each thread. Exact divisors only: a shape with no register tile
+// is left to bind_gpu_threads.
+RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx);
 // For a GPU target (Isa::cuda), any block: its leading data-parallel loops
 // fused and split into blocks of threads (blockIdx.x, threadIdx.x; a
 // predicate where the threads overshoot), each thread computing one output

@@ -11,121 +11,13 @@
 #include "ir/guarded_load.h"
 #include "schedule/analysis.h"
 #include "tuner/space/block_nest.h"
+#include "tuner/space/contraction.h"
 #include "tuner/space/register_tile.h"
 #include "tuner/space/rules.h"
 
 namespace tirc {
 
 namespace {
-
-const BufferLoadNode* load_of(const Expr& e) {
-  return e.as<BufferLoadNode>();
-}
-
-struct Update {
-  const BufferStoreNode* store = nullptr;
-  const BufferLoadNode* a = nullptr;
-  const BufferLoadNode* b = nullptr;
-  std::vector<Expr> guards;  // of zero-guarded operands (an inlined pad)
-};
-
-// C[c] = C[c] + A[a] * B[b] in float32, with an init: the statement the
-// contraction emitter keeps in registers; or C[c] = max(C[c], A[a]) (max
-// pooling), with b null.
-Update contraction_update(const BlockNode& b) {
-  auto* st = b.body.as<BufferStoreNode>();
-  if (!st || !b.init || !st->value.dtype().is_float() || st->value.dtype().bits() != 32) return {};
-  // A load of the element the store writes.
-  auto accumulator = [st](const Expr& e) {
-    auto* c = load_of(e);
-    return c && c->buffer == st->buffer && same_indices(c->indices, st->indices);
-  };
-  if (auto* mx = st->value.as<BinaryNode>(); mx && mx->kind == ExprKind::Max) {
-    if (!accumulator(mx->a) || !load_of(mx->b)) return {};
-    return {st, load_of(mx->b), nullptr, {}};
-  }
-  auto* add = st->value.as<BinaryNode>();
-  if (!add || add->kind != ExprKind::Add) return {};
-  for (int side = 0; side < 2; ++side) {
-    auto* mul = (side ? add->a : add->b).as<BinaryNode>();
-    if (!accumulator(side ? add->b : add->a) || !mul || mul->kind != ExprKind::Mul) continue;
-    const GuardedLoad a = as_guarded_load(mul->a), b = as_guarded_load(mul->b);
-    if (!a.load || !b.load) continue;
-    Update u{st, a.load, b.load, {}};
-    for (const Expr& g : {a.guard, b.guard})
-      if (g) u.guards.push_back(g);
-    return u;
-  }
-  return {};
-}
-
-bool load_uses(const BufferLoadNode& load, const VarNode* v) {
-  for (const Expr& e : load.indices)
-    if (uses_var(e, v)) return true;
-  return false;
-}
-
-// The loop of the register tile's rows. The vector operand (the one that
-// varies along the columns) should be invariant along the rows and the
-// other, broadcast, operand vary: then one vector load serves every row, as
-// B's row does in a matmul. For a convolution, Y[n, m, oh, ow] += Xp[n, c,
-// oh + r, ow + s] * W[m, c, r, s], that is the output channel m, not oh (the
-// index before the columns). Without such a loop (depthwise: both operands
-// follow the channel), the index before the columns.
-int rows_loop(const BlockNest& nest, const Update& u, int jl, int fallback) {
-  const BlockNode& b = *nest.realize->block;
-  auto var = [&](int l) { return b.iter_vars[nest.loops[l].iter].var.get(); };
-  const VarNode* j = var(jl);
-  if (!u.b) return fallback;  // max(C, A): nothing is broadcast
-  const BufferLoadNode* vec = load_uses(*u.a, j) ? u.a : u.b;
-  const BufferLoadNode* bcast = vec == u.a ? u.b : u.a;
-  if (load_uses(*bcast, j)) return fallback;
-  for (int l = static_cast<int>(nest.loops.size()) - 1; l >= 0; --l) {
-    if (l == jl || !nest.loops[l].spatial) continue;
-    if (!load_uses(*vec, var(l)) && load_uses(*bcast, var(l))) return l;
-  }
-  return fallback;
-}
-
-// The loop whose iteration variable is `v`.
-int loop_for_var(const BlockNest& nest, const ExprNode* v) {
-  const BlockNode& b = *nest.realize->block;
-  for (size_t l = 0; l < nest.loops.size(); ++l) {
-    int it = nest.loops[l].iter;
-    if (it >= 0 && v == static_cast<const ExprNode*>(b.iter_vars[it].var.get()))
-      return static_cast<int>(l);
-  }
-  return -1;
-}
-
-// The loop of C's columns: the one whose variable is C's last index, or v
-// where C is indexed [.., v // E, v % E] (a convolution over flattened
-// output pixels, contiguous along v), or b where the last index is a * E + b
-// with b of extent E (channels in blocks of E, as blocked weights are read:
-// *blocks is then a's loop). Sets *dims to the indices it spans.
-int columns_loop(const BlockNest& nest, const BufferStoreNode& st, size_t* dims, int* blocks) {
-  const size_t n = st.indices.size();
-  *dims = 1;
-  *blocks = -1;
-  if (int l = loop_for_var(nest, st.indices[n - 1].get()); l >= 0) return l;
-  if (auto* add = st.indices[n - 1].as<BinaryNode>(); add && add->kind == ExprKind::Add) {
-    for (int side = 0; side < 2; ++side) {
-      auto* mul = (side ? add->b : add->a).as<BinaryNode>();
-      const Expr& inner = side ? add->a : add->b;
-      if (!mul || mul->kind != ExprKind::Mul) continue;
-      auto e = as_const_int(mul->b);
-      const int a = loop_for_var(nest, mul->a.get()), b = loop_for_var(nest, inner.get());
-      if (e && a >= 0 && b >= 0 && nest.loops[b].extent == *e) {
-        *blocks = a;
-        return b;
-      }
-    }
-  }
-  Expr v = n >= 2 ? split_pair(st.buffer, st.indices[n - 2], st.indices[n - 1], n - 2) : Expr();
-  if (!v) return -1;
-  *dims = 2;
-  return loop_for_var(nest, v.get());
-}
 
 struct Tiled {
   LoopRV outer, inner;
@@ -146,7 +38,7 @@ Tiled tile(Schedule& sch, LoopRV loop, int64_t extent, int64_t inner, int max_in
 
 // The producer of `block` that is a zero pad of one of its operands
 // (`P[..] = if_then_else(cond, X[..], 0)`), if any.
-std::optional<BlockRV> zero_pad_producer(Schedule& sch, BlockRV block, const Update& u) {
+std::optional<BlockRV> zero_pad_producer(Schedule& sch, BlockRV block, const ContractionUpdate& u) {
   for (BlockRV p : sch.get_producers(block)) {
     std::optional<BlockNest> n = describe_nest(sch, p);
     if (!n) continue;
@@ -188,8 +80,8 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, bool inlin
   std::string inlined;  // the pad's name
   if (inline_pad) {
     std::optional<BlockNest> before = describe_nest(sch, block);
-    const Update u =
-        before && before->plain ? contraction_update(*before->realize->block) : Update{};
+    const ContractionUpdate u =
+        before && before->plain ? contraction_update(*before->realize->block) : ContractionUpdate{};
     if (!u.store || !u.b) return {false, ""};
     std::optional<BlockRV> pad = zero_pad_producer(sch, block, u);
     if (!pad) return {false, ""};
@@ -201,7 +93,7 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, bool inlin
   // The block as it is now, kept alive for the analysis below while the
   // primitives replace it.
   const Block blk = nest->realize->block;
-  const Update u = contraction_update(*blk);
+  const ContractionUpdate u = contraction_update(*blk);
   const BufferStoreNode* st = u.store;
   if (!st || st->indices.size() < 2)
     return {false, "not a C[.., i, j] += A * B contraction (or max(C, A))"};

@@ -1,0 +1,278 @@
+// fp32 matmul on an NVIDIA GPU: tirc's default GPU schedule against cuBLAS.
+//
+// Built by bench/cuda_matmul.sh, which compiles one tirc object per size and
+// generates mm_sizes.h, the table MM_SIZES(X) of X(M, N, K, function) this
+// program runs; each function computes C[M,N] = A[M,K] * B[K,N] (row-major)
+// and has tirc's host-launcher signature (codegen/llvm/cuda.h). The result
+// must not depend on LLVM or tirc, only on the driver (-lcuda) and cuBLAS.
+//
+// For each size: one run of each checked element for element (tirc against
+// cuBLAS, both against a sample computed on the host), then best of RUNS timed
+// runs after WARMUPS, timed with CUDA events on one stream. Prints one line per
+// size; exits 1 when a result differs, 2 on a CUDA or cuBLAS error (no GPU or
+// no driver included).
+
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm_sizes.h"
+
+enum { WARMUPS = 3, RUNS = 20, SAMPLES = 256 };
+
+typedef int (*tirc_matmul_fn)(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUstream stream);
+
+struct size_entry {
+  int m, n, k;
+  tirc_matmul_fn fn;
+  const char *name;
+};
+
+#define SIZE_ENTRY(M, N, K, FN) {M, N, K, FN, #FN},
+static const struct size_entry sizes[] = {MM_SIZES(SIZE_ENTRY)};
+#undef SIZE_ENTRY
+
+// What one timed or checked run needs, for either implementation.
+struct problem {
+  const struct size_entry *size;
+  CUdeviceptr a, b, c_tirc, c_cublas;
+  CUstream stream;
+  cublasHandle_t cublas;
+};
+
+enum impl { IMPL_TIRC, IMPL_CUBLAS };
+
+static void die_cu(CUresult r, const char *what) {
+  // The error strings come from the driver itself, which may be the toolkit's
+  // stub library (a machine without a GPU): it answers no question, not even this one.
+  const char *name = NULL, *text = NULL;
+  if (cuGetErrorName(r, &name) != CUDA_SUCCESS) name = NULL;
+  if (cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
+  fprintf(stderr, "cuda_matmul_bench: %s failed: CUresult %d%s%s%s%s\n", what, (int)r,
+          name ? " " : "", name ? name : "", text ? ": " : "", text ? text : "");
+  exit(2);
+}
+
+static void check_cu(CUresult r, const char *what) {
+  if (r != CUDA_SUCCESS) die_cu(r, what);
+}
+
+static void check_cublas(cublasStatus_t s, const char *what) {
+  if (s == CUBLAS_STATUS_SUCCESS) return;
+  fprintf(stderr, "cuda_matmul_bench: %s failed: %s\n", what, cublasGetStatusString(s));
+  exit(2);
+}
+
+static void *xmalloc(size_t bytes) {
+  void *p = malloc(bytes);
+  if (!p) {
+    fprintf(stderr, "cuda_matmul_bench: out of host memory (%zu bytes)\n", bytes);
+    exit(2);
+  }
+  return p;
+}
+
+// A fixed generator, so every run and every machine sees the same matrices.
+static uint32_t next_random(uint32_t *state) {
+  *state = *state * 1664525u + 1013904223u;
+  return *state >> 8;
+}
+
+// Integers in [-2, 2]: every product and partial sum (|sum| <= 4 K <= 2^24 for
+// K <= 4M) is exact in fp32, so any summation order gives the same bits and
+// the results can be compared for equality, not within a tolerance.
+static void fill_small_integers(float *x, size_t count, uint32_t seed) {
+  for (size_t i = 0; i < count; ++i) x[i] = (float)((int)(next_random(&seed) % 5u) - 2);
+}
+
+static void run_once(enum impl impl, const struct problem *p) {
+  const struct size_entry *s = p->size;
+  if (impl == IMPL_TIRC) {
+    // Returns a CUresult; the first call also loads the PTX into the context.
+    check_cu((CUresult)s->fn(p->a, p->b, p->c_tirc, p->stream), s->name);
+    return;
+  }
+  // cuBLAS is column-major: row-major C[M,N] is column-major C^T[N,M], and
+  // C^T = B^T A^T, where row-major B[K,N] and A[M,K] read column-major are B^T
+  // (N x K, leading dimension N) and A^T (K x M, leading dimension K).
+  const float one = 1.0f, zero = 0.0f;
+  check_cublas(cublasSgemm(p->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s->n, s->m, s->k, &one,
+                           (const float *)(uintptr_t)p->b, s->n, (const float *)(uintptr_t)p->a, s->k,
+                           &zero, (float *)(uintptr_t)p->c_cublas, s->n),
+               "cublasSgemm");
+}
+
+// Best time of RUNS runs in milliseconds. All runs are enqueued back to back
+// with an event pair around each, and the host waits once at the end: the GPU
+// never idles between runs waiting for the host, so each pair measures the
+// kernel(s) and not the host's launch latency (which would dominate at 256).
+static float best_ms(enum impl impl, const struct problem *p, CUevent start[RUNS], CUevent stop[RUNS]) {
+  for (int i = 0; i < WARMUPS; ++i) run_once(impl, p);
+  for (int i = 0; i < RUNS; ++i) {
+    check_cu(cuEventRecord(start[i], p->stream), "cuEventRecord");
+    run_once(impl, p);
+    check_cu(cuEventRecord(stop[i], p->stream), "cuEventRecord");
+  }
+  check_cu(cuStreamSynchronize(p->stream), "cuStreamSynchronize");
+  float best = -1.0f;
+  for (int i = 0; i < RUNS; ++i) {
+    float ms;
+    check_cu(cuEventElapsedTime(&ms, start[i], stop[i]), "cuEventElapsedTime");
+    if (best < 0.0f || ms < best) best = ms;
+  }
+  return best;
+}
+
+// Element-for-element comparison of tirc's C with cuBLAS's, and of both with
+// the exact value at SAMPLES positions computed here (corners included), so
+// that the two cannot agree on a wrong answer. Returns the number of errors.
+static long check_results(const struct size_entry *s, const float *a, const float *b, const float *c_tirc,
+                          const float *c_cublas) {
+  const size_t mn = (size_t)s->m * s->n;
+  long errors = 0;
+  for (size_t i = 0; i < mn; ++i) {
+    if (c_tirc[i] == c_cublas[i]) continue;  // NaN (unwritten, see main) never compares equal
+    if (errors < 5)
+      fprintf(stderr, "%s: C[%zu, %zu]: tirc %g, cuBLAS %g\n", s->name, i / s->n, i % s->n, (double)c_tirc[i],
+              (double)c_cublas[i]);
+    ++errors;
+  }
+  uint32_t seed = 12345;
+  for (int t = 0; t < SAMPLES; ++t) {
+    size_t i = t == 0 ? 0 : t == 1 ? mn - 1 : next_random(&seed) % mn;
+    size_t row = i / s->n, col = i % s->n;
+    long exact = 0;
+    for (int k = 0; k < s->k; ++k) exact += (long)a[row * s->k + k] * (long)b[(size_t)k * s->n + col];
+    if (c_tirc[i] == (float)exact && c_cublas[i] == (float)exact) continue;
+    if (errors < 10)
+      fprintf(stderr, "%s: C[%zu, %zu]: tirc %g, cuBLAS %g, exact %ld\n", s->name, row, col, (double)c_tirc[i],
+              (double)c_cublas[i], exact);
+    ++errors;
+  }
+  return errors;
+}
+
+// Checks and times one size; returns its number of wrong elements.
+static long bench_size(const struct size_entry *s, CUstream stream, cublasHandle_t cublas, CUevent start[RUNS],
+                       CUevent stop[RUNS]) {
+  const size_t a_count = (size_t)s->m * s->k, b_count = (size_t)s->k * s->n, c_count = (size_t)s->m * s->n;
+  float *a = xmalloc(a_count * sizeof(float));
+  float *b = xmalloc(b_count * sizeof(float));
+  float *c_tirc = xmalloc(c_count * sizeof(float));
+  float *c_cublas = xmalloc(c_count * sizeof(float));
+  fill_small_integers(a, a_count, 1u + (uint32_t)s->m);
+  fill_small_integers(b, b_count, 2u + (uint32_t)s->n);
+
+  struct problem p = {.size = s, .stream = stream, .cublas = cublas};
+  check_cu(cuMemAlloc(&p.a, a_count * sizeof(float)), "cuMemAlloc");
+  check_cu(cuMemAlloc(&p.b, b_count * sizeof(float)), "cuMemAlloc");
+  check_cu(cuMemAlloc(&p.c_tirc, c_count * sizeof(float)), "cuMemAlloc");
+  check_cu(cuMemAlloc(&p.c_cublas, c_count * sizeof(float)), "cuMemAlloc");
+  // Copies and sets go on the benchmark's stream too: being non-blocking, it
+  // would not wait for the legacy default stream's.
+  check_cu(cuMemcpyHtoDAsync(p.a, a, a_count * sizeof(float), stream), "cuMemcpyHtoDAsync");
+  check_cu(cuMemcpyHtoDAsync(p.b, b, b_count * sizeof(float), stream), "cuMemcpyHtoDAsync");
+  // Quiet NaN everywhere first: an element a kernel never writes shows up as a mismatch.
+  check_cu(cuMemsetD32Async(p.c_tirc, 0x7fc00000u, c_count, stream), "cuMemsetD32Async");
+  check_cu(cuMemsetD32Async(p.c_cublas, 0x7fc00000u, c_count, stream), "cuMemsetD32Async");
+
+  run_once(IMPL_TIRC, &p);
+  run_once(IMPL_CUBLAS, &p);
+  check_cu(cuMemcpyDtoHAsync(c_tirc, p.c_tirc, c_count * sizeof(float), stream), "cuMemcpyDtoHAsync");
+  check_cu(cuMemcpyDtoHAsync(c_cublas, p.c_cublas, c_count * sizeof(float), stream), "cuMemcpyDtoHAsync");
+  check_cu(cuStreamSynchronize(stream), "cuStreamSynchronize");
+  long errors = check_results(s, a, b, c_tirc, c_cublas);
+
+  float tirc_ms = best_ms(IMPL_TIRC, &p, start, stop);
+  float cublas_ms = best_ms(IMPL_CUBLAS, &p, start, stop);
+  double flop = 2.0 * s->m * s->n * s->k;
+  double tirc_gflops = flop / (tirc_ms * 1e6), cublas_gflops = flop / (cublas_ms * 1e6);
+  printf("%6d %6d %6d %12.1f %14.1f %12.3f%s\n", s->m, s->n, s->k, tirc_gflops, cublas_gflops,
+         tirc_gflops / cublas_gflops, errors ? "  WRONG" : "");
+  fflush(stdout);
+
+  check_cu(cuMemFree(p.a), "cuMemFree");
+  check_cu(cuMemFree(p.b), "cuMemFree");
+  check_cu(cuMemFree(p.c_tirc), "cuMemFree");
+  check_cu(cuMemFree(p.c_cublas), "cuMemFree");
+  free(a);
+  free(b);
+  free(c_tirc);
+  free(c_cublas);
+  return errors;
+}
+
+int main(void) {
+  CUresult r = cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    fprintf(stderr, "cuda_matmul_bench: no usable NVIDIA GPU or driver here (cuInit)\n");
+    die_cu(r, "cuInit");
+  }
+  int devices = 0;
+  check_cu(cuDeviceGetCount(&devices), "cuDeviceGetCount");
+  if (devices == 0) {
+    fprintf(stderr, "cuda_matmul_bench: the driver sees no NVIDIA GPU\n");
+    return 2;
+  }
+  CUdevice dev;
+  check_cu(cuDeviceGet(&dev, 0), "cuDeviceGet");
+  // tirc's functions load their PTX into the calling thread's current context,
+  // and cuBLAS (the runtime API) uses the device's primary context: make that
+  // one current so both share it.
+  CUcontext ctx;
+  check_cu(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+  check_cu(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+
+  char dev_name[256];
+  int driver = 0, cc_major = 0, cc_minor = 0, sms = 0, cublas_version = 0;
+  check_cu(cuDeviceGetName(dev_name, sizeof dev_name, dev), "cuDeviceGetName");
+  check_cu(cuDriverGetVersion(&driver), "cuDriverGetVersion");
+  check_cu(cuDeviceGetAttribute(&cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute");
+  check_cu(cuDeviceGetAttribute(&cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "cuDeviceGetAttribute");
+  check_cu(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), "cuDeviceGetAttribute");
+
+  cublasHandle_t cublas;
+  check_cublas(cublasCreate(&cublas), "cublasCreate");
+  check_cublas(cublasGetVersion(cublas, &cublas_version), "cublasGetVersion");
+  // Plain fp32 FMA (no TF32 tensor cores), the arithmetic tirc's kernels do;
+  // this is the default, set anyway so the comparison does not rest on it.
+  check_cublas(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+
+  printf("# fp32 C[M,N] = A[M,K] * B[K,N]: tirc (default GPU schedule) vs cublasSgemm (CUBLAS_DEFAULT_MATH)\n");
+  printf("# device: %s (compute capability %d.%d, %d SMs), driver API %d.%d, cuBLAS %d\n", dev_name, cc_major,
+         cc_minor, sms, driver / 1000, driver % 1000 / 10, cublas_version);
+  if (getenv("NVIDIA_TF32_OVERRIDE"))
+    printf("# NVIDIA_TF32_OVERRIDE=%s is set: it may change cuBLAS's math mode\n", getenv("NVIDIA_TF32_OVERRIDE"));
+  printf("# best of %d runs after %d warm-ups, CUDA events; GFLOPS = 2 M N K / time\n", RUNS, WARMUPS);
+  printf("%6s %6s %6s %12s %14s %12s\n", "M", "N", "K", "tirc GFLOPS", "cuBLAS GFLOPS", "tirc/cuBLAS");
+  fflush(stdout);
+
+  CUstream stream;
+  check_cu(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  check_cublas(cublasSetStream(cublas, stream), "cublasSetStream");
+  CUevent start[RUNS], stop[RUNS];
+  for (int i = 0; i < RUNS; ++i) {
+    check_cu(cuEventCreate(&start[i], CU_EVENT_DEFAULT), "cuEventCreate");
+    check_cu(cuEventCreate(&stop[i], CU_EVENT_DEFAULT), "cuEventCreate");
+  }
+
+  int wrong_sizes = 0;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
+    if (bench_size(&sizes[i], stream, cublas, start, stop) != 0) ++wrong_sizes;
+
+  for (int i = 0; i < RUNS; ++i) {
+    check_cu(cuEventDestroy(start[i]), "cuEventDestroy");
+    check_cu(cuEventDestroy(stop[i]), "cuEventDestroy");
+  }
+  check_cublas(cublasDestroy(cublas), "cublasDestroy");
+  check_cu(cuStreamDestroy(stream), "cuStreamDestroy");
+  check_cu(cuDevicePrimaryCtxRelease(dev), "cuDevicePrimaryCtxRelease");
+  if (wrong_sizes) {
+    fprintf(stderr, "cuda_matmul_bench: %d size(s) gave wrong results\n", wrong_sizes);
+    return 1;
+  }
+  return 0;
+}
