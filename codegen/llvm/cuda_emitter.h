@@ -18,6 +18,8 @@ struct KernelPlan {
   };
   std::vector<Axis> axes;
 
+  // Every thread tag a kernel may bind, in launch order (grid x, y, z, block x, y, z).
+  static const std::vector<std::string>& tags();
   const Axis* axis(const std::string& tag) const;
   // The threadIdx tags launched, in x, y, z order.
   std::vector<std::string> thread_tags() const;

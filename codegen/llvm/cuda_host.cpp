@@ -119,12 +119,10 @@ void FunctionEmitter::launch(const Stmt& s) {
   }
 
   // Launch sizes from the plan (host expressions), 1 where a tag is unused.
-  static const char* kTags[6] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
-                                 "threadIdx.x", "threadIdx.y", "threadIdx.z"};
   std::vector<llvm::Value*> dims;
   std::string shape;
   llvm::Value* nonempty = b_.getTrue();
-  for (const char* tag : kTags) {
+  for (const std::string& tag : KernelPlan::tags()) {
     const KernelPlan::Axis* a = plan.axis(tag);
     llvm::Value* d = a ? b_.CreateSExtOrTrunc(expr(a->extent), b_.getInt64Ty()) : b_.getInt64(1);
     nonempty = b_.CreateAnd(nonempty, b_.CreateICmpSGT(d, b_.getInt64(0)));
@@ -169,13 +167,8 @@ void FunctionEmitter::launch(const Stmt& s) {
 }
 
 void FunctionEmitter::device_allocate(const AllocateNode& a) {
-  int64_t elems = a.dtype.lanes();
-  for (const Expr& e : a.extents) {
-    auto v = as_const_int(e);
-    if (!v || *v < 0)
-      refuse("allocation " + a.buffer_var->name + " has a non-constant or negative extent", loc_);
-    elems *= *v;
-  }
+  const int64_t elems =
+      constant_elements(a.extents, "allocation " + a.buffer_var->name, loc_) * a.dtype.lanes();
   const int64_t bytes = std::max<int64_t>(elems * a.dtype.element_of().bytes(), 1);
   llvm::AllocaInst* cell = entry_alloca(b_.getInt64Ty(), nullptr, 8, a.buffer_var->name + ".cell");
   llvm::Value* status =

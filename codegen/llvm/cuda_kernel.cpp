@@ -16,12 +16,6 @@ namespace tirc::llvm_gen {
 
 namespace {
 
-const std::vector<std::string>& all_tags() {
-  static const std::vector<std::string> tags = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
-                                                "threadIdx.x", "threadIdx.y", "threadIdx.z"};
-  return tags;
-}
-
 bool is_block_tag(const std::string& tag) {
   return tag.rfind("blockIdx.", 0) == 0;
 }
@@ -39,7 +33,8 @@ class KernelShape {
           return visit(f->body, false, true);
         }
         const std::string& tag = f->thread_tag;
-        if (std::find(all_tags().begin(), all_tags().end(), tag) == all_tags().end())
+        if (std::find(KernelPlan::tags().begin(), KernelPlan::tags().end(), tag) ==
+            KernelPlan::tags().end())
           refuse("loop " + f->loop_var->name + " is bound to \"" + tag +
                      "\", which CUDA kernels do not have (blockIdx.x/y/z, threadIdx.x/y/z)",
                  f->loc);
@@ -97,7 +92,7 @@ class KernelShape {
   KernelPlan plan() const {
     KernelPlan out;
     int64_t threads = 1;
-    for (const std::string& tag : all_tags()) {
+    for (const std::string& tag : KernelPlan::tags()) {
       auto it = extents_.find(tag);
       if (it == extents_.end()) continue;
       const auto& list = it->second;
@@ -156,6 +151,12 @@ bool has_thread_loop(const Stmt& s) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& KernelPlan::tags() {
+  static const std::vector<std::string> tags = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
+                                                "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+  return tags;
+}
 
 const KernelPlan::Axis* KernelPlan::axis(const std::string& tag) const {
   for (const Axis& a : axes)
@@ -235,17 +236,8 @@ void FunctionEmitter::thread_loop(const ForNode& f) {
 }
 
 void FunctionEmitter::kernel_allocate(const AllocateNode& a) {
-  const int64_t elems = [&] {
-    int64_t n = a.dtype.lanes();
-    for (const Expr& e : a.extents) {
-      auto v = as_const_int(e);
-      if (!v || *v < 0)
-        refuse("allocation " + a.buffer_var->name + " inside a kernel has a non-constant extent",
-               loc_);
-      n *= *v;
-    }
-    return n;
-  }();
+  const int64_t elems =
+      constant_elements(a.extents, "allocation " + a.buffer_var->name, loc_) * a.dtype.lanes();
   const int64_t bytes = std::max<int64_t>(elems * a.dtype.element_of().bytes(), 1);
   const std::vector<std::string> launched = plan_->thread_tags();
   if (thread_tags_.empty()) {

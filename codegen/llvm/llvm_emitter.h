@@ -17,6 +17,9 @@
 namespace tirc::llvm_gen {
 
 [[noreturn]] void refuse(const std::string& what, const SourceLoc& loc);
+// The product of constant, non-negative extents (refused otherwise, naming `what`).
+int64_t constant_elements(const std::vector<Expr>& extents, const std::string& what,
+                          const SourceLoc& loc);
 
 // A type in memory: bool is i8, float16/bfloat16 are i16 (their bits).
 llvm::Type* storage_type(llvm::LLVMContext& c, DataType t);

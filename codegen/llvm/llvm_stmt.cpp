@@ -36,6 +36,12 @@ bool has_loop(const Stmt& s) {
   return find.found;
 }
 
+}  // namespace
+
+void refuse(const std::string& what, const SourceLoc& loc) {
+  throw Error("LLVM codegen: " + what, loc);
+}
+
 int64_t constant_elements(const std::vector<Expr>& extents, const std::string& what,
                           const SourceLoc& loc) {
   int64_t n = 1;
@@ -45,12 +51,6 @@ int64_t constant_elements(const std::vector<Expr>& extents, const std::string& w
     n *= *v;
   }
   return n;
-}
-
-}  // namespace
-
-void refuse(const std::string& what, const SourceLoc& loc) {
-  throw Error("LLVM codegen: " + what, loc);
 }
 
 llvm::FunctionCallee ModuleState::runtime(const std::string& name) {
