@@ -134,9 +134,8 @@ void FunctionEmitter::launch(const Stmt& s) {
   }
   m_.stats.kernels.push_back(name + ": " + shape + ")");
 
-  auto* slot =
-      new llvm::GlobalVariable(m_.module, b_.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
-                               llvm::ConstantPointerNull::get(b_.getPtrTy()), name);
+  auto* slot = add_global(m_.module, b_.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
+                          llvm::ConstantPointerNull::get(b_.getPtrTy()), name);
   cuda.kernels.push_back({name, slot});
 
   llvm::AllocaInst* args =
@@ -198,9 +197,9 @@ llvm::Value* FunctionEmitter::device_constant(const AllocateConstNode& a) {
   if (inserted) {
     it->second.value = &value;
     it->second.host = m_.constant(a.constant, value);
-    it->second.device = new llvm::GlobalVariable(m_.module, b_.getInt64Ty(), false,
-                                                 llvm::GlobalValue::InternalLinkage, b_.getInt64(0),
-                                                 "tirc_cuda_const." + a.constant);
+    it->second.device =
+        add_global(m_.module, b_.getInt64Ty(), false, llvm::GlobalValue::InternalLinkage,
+                   b_.getInt64(0), "tirc_cuda_const." + a.constant);
   }
   return b_.CreateIntToPtr(b_.CreateLoad(b_.getInt64Ty(), it->second.device), b_.getPtrTy(),
                            a.buffer_var->name);
@@ -213,17 +212,17 @@ void emit_cuda_loader(ModuleState& host, const std::string& ptx) {
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", fn));
   llvm::Type* i32 = b.getInt32Ty();
   auto global_i32 = [&](const std::string& name) {
-    return new llvm::GlobalVariable(host.module, i32, false, llvm::GlobalValue::InternalLinkage,
-                                    b.getInt32(0), name);
+    return add_global(host.module, i32, false, llvm::GlobalValue::InternalLinkage, b.getInt32(0),
+                      name);
   };
   llvm::GlobalVariable* loaded = global_i32("tirc_cuda_loaded");
   llvm::GlobalVariable* lock = global_i32("tirc_cuda_lock");
   llvm::Constant* text = llvm::ConstantDataArray::getString(c, ptx, true);
-  auto* image = new llvm::GlobalVariable(host.module, text->getType(), true,
-                                         llvm::GlobalValue::PrivateLinkage, text, "tirc_cuda_ptx");
+  auto* image = add_global(host.module, text->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                           text, "tirc_cuda_ptx");
   auto* module_cell =
-      new llvm::GlobalVariable(host.module, b.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
-                               llvm::ConstantPointerNull::get(b.getPtrTy()), "tirc_cuda_module");
+      add_global(host.module, b.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
+                 llvm::ConstantPointerNull::get(b.getPtrTy()), "tirc_cuda_module");
 
   auto block = [&](const std::string& name) { return llvm::BasicBlock::Create(c, name, fn); };
   // Fast path: loaded already (acquire pairs with the release below).

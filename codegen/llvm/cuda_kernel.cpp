@@ -251,9 +251,9 @@ void FunctionEmitter::kernel_allocate(const AllocateNode& a) {
                  std::to_string(CudaLimits::max_static_shared_bytes) + ")",
              loc_);
     auto* type = llvm::ArrayType::get(b_.getInt8Ty(), static_cast<uint64_t>(bytes));
-    auto* g = new llvm::GlobalVariable(m_.module, type, false, llvm::GlobalValue::InternalLinkage,
-                                       llvm::UndefValue::get(type), a.buffer_var->name + ".shared",
-                                       nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+    llvm::GlobalVariable* g =
+        add_global(m_.module, type, false, llvm::GlobalValue::InternalLinkage,
+                   llvm::UndefValue::get(type), a.buffer_var->name + ".shared", 3);
     g->setAlignment(llvm::Align(16));
     bind(a.buffer_var, b_.CreateAddrSpaceCast(g, b_.getPtrTy()));
   } else if (thread_tags_.size() == launched.size()) {

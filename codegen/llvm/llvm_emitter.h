@@ -17,6 +17,10 @@
 namespace tirc::llvm_gen {
 
 [[noreturn]] void refuse(const std::string& what, const SourceLoc& loc);
+// A new global of `module` (which owns it); every global the generator makes.
+llvm::GlobalVariable* add_global(llvm::Module& module, llvm::Type* type, bool constant,
+                                 llvm::GlobalValue::LinkageTypes linkage, llvm::Constant* init,
+                                 const std::string& name, unsigned address_space = 0);
 // The product of constant, non-negative extents (refused otherwise, naming `what`).
 int64_t constant_elements(const std::vector<Expr>& extents, const std::string& what,
                           const SourceLoc& loc);

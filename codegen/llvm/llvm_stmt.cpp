@@ -38,6 +38,19 @@ bool has_loop(const Stmt& s) {
 
 }  // namespace
 
+llvm::GlobalVariable* add_global(llvm::Module& module, llvm::Type* type, bool constant,
+                                 llvm::GlobalValue::LinkageTypes linkage, llvm::Constant* init,
+                                 const std::string& name, unsigned address_space) {
+  // GCC (with -O1 and the sanitizers) takes llvm::User's operator new with
+  // its operand count and the operator delete that runs only if the
+  // constructor throws for a mismatched pair; they are LLVM's own pair.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+  return new llvm::GlobalVariable(module, type, constant, linkage, init, name, nullptr,
+                                  llvm::GlobalValue::NotThreadLocal, address_space);
+#pragma GCC diagnostic pop
+}
+
 void refuse(const std::string& what, const SourceLoc& loc) {
   throw Error("LLVM codegen: " + what, loc);
 }
@@ -75,9 +88,8 @@ llvm::GlobalVariable* ModuleState::constant(const std::string& name, const NDArr
   if (value.num_bytes() == 0)
     bytes =
         llvm::ConstantAggregateZero::get(llvm::ArrayType::get(llvm::Type::getInt8Ty(context), 1));
-  auto* g =
-      new llvm::GlobalVariable(module, bytes->getType(), true, llvm::GlobalValue::PrivateLinkage,
-                               bytes, "tirc_const." + name);
+  auto* g = add_global(module, bytes->getType(), true, llvm::GlobalValue::PrivateLinkage, bytes,
+                       "tirc_const." + name);
   g->setAlignment(llvm::Align(64));
   g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   it->second = g;
