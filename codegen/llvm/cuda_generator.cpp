@@ -6,35 +6,8 @@
 
 namespace tirc {
 
-namespace {
-
 using llvm_gen::FunctionEmitter;
 using llvm_gen::ModuleState;
-
-// `int symbol(CUdeviceptr buffer..., scalars..., CUstream stream)`.
-llvm::Function* declare_host_function(llvm::Module& module, const std::string& symbol,
-                                      const PrimFunc& f) {
-  llvm::LLVMContext& c = module.getContext();
-  std::vector<llvm::Type*> params;
-  for (const Param& p : f->params) {
-    if (p.buffer) {
-      params.push_back(llvm::Type::getInt64Ty(c));
-      continue;
-    }
-    const DataType t = p.var ? p.var->dtype : DataType();
-    if (!p.var || !t.is_scalar() || t.is_handle())
-      throw Error("LLVM codegen: a scalar parameter of " + symbol + " has an unsupported type");
-    params.push_back(llvm_gen::storage_type(c, t));
-  }
-  params.push_back(llvm::PointerType::getUnqual(c));  // CUstream
-  auto* type = llvm::FunctionType::get(llvm::Type::getInt32Ty(c), params, false);
-  llvm::Function* fn =
-      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, symbol, module);
-  fn->addFnAttr(llvm::Attribute::NoUnwind);
-  return fn;
-}
-
-}  // namespace
 
 CudaModules build_cuda(const std::vector<FunctionToCompile>& functions, const LlvmOptions& options,
                        LlvmOutput output, LlvmStats* stats) {
@@ -71,7 +44,7 @@ CudaModules build_cuda(const std::vector<FunctionToCompile>& functions, const Ll
     check_symbol(fc.symbol, seen);
     if (!fc.lowered || !fc.lowered->body)
       throw Error("LLVM codegen: function " + fc.symbol + " has no body");
-    entries.push_back(declare_host_function(host, fc.symbol, fc.lowered));
+    entries.push_back(declare_entry(host, fc.symbol, fc.lowered, EntryAbi::cuda_host));
     if (!fc.name.empty() &&
         !host_state.callees.emplace(fc.name, llvm_gen::Callee{entries.back(), &fc.lowered}).second)
       throw Error("LLVM codegen: two functions are named '" + fc.name + "'");

@@ -37,24 +37,10 @@ llvm::FunctionCallee driver_function(ModuleState& host, const std::string& name)
 
 void FunctionEmitter::emit_cuda_host(const PrimFunc& f) {
   role_ = Role::cuda_host;
-  noalias_ = has_noalias_params(f);
-  llvm::BasicBlock* allocas = new_block("entry");
-  llvm::BasicBlock* body = new_block("body");
-  entry_.SetInsertPoint(allocas);
-  b_.SetInsertPoint(body);
-  for (size_t i = 0; i < f->params.size(); ++i) {
-    const Param& p = f->params[i];
-    llvm::Argument* arg = fn_->getArg(static_cast<unsigned>(i));
-    if (p.buffer) {
-      arg->setName(p.buffer->name);
-      llvm::Value* pointer = b_.CreateIntToPtr(arg, b_.getPtrTy(), p.buffer->name + ".device");
-      for (const Var& v : {p.var, p.buffer->data})
-        if (v && !vars_.count(v.get())) bind(v, pointer);
-      continue;
-    }
-    arg->setName(p.var->name);
-    bind(p.var, from_storage(p.var->dtype, arg));
-  }
+  emit_entry(f);
+}
+
+void FunctionEmitter::begin_cuda_host(const PrimFunc& f) {
   stream_ = fn_->getArg(static_cast<unsigned>(f->params.size()));
   stream_->setName("stream");
   llvm::Value* loaded = b_.CreateCall(m_.cuda->loader, {}, "loaded");
@@ -64,9 +50,6 @@ void FunctionEmitter::emit_cuda_host(const PrimFunc& f) {
   b_.SetInsertPoint(bad);
   b_.CreateRet(loaded);
   b_.SetInsertPoint(ok);
-  stmt(f->body);
-  if (!b_.GetInsertBlock()->getTerminator()) b_.CreateRet(b_.getInt32(0));
-  entry_.CreateBr(body);
 }
 
 void FunctionEmitter::launch(const Stmt& s) {
@@ -225,10 +208,19 @@ void emit_cuda_loader(ModuleState& host, const std::string& ptx) {
                  llvm::ConstantPointerNull::get(b.getPtrTy()), "tirc_cuda_module");
 
   auto block = [&](const std::string& name) { return llvm::BasicBlock::Create(c, name, fn); };
+  auto atomic_load = [&](llvm::GlobalVariable* flag, llvm::AtomicOrdering order) {
+    llvm::LoadInst* value = b.CreateLoad(i32, flag);
+    value->setAtomic(order);
+    value->setAlignment(llvm::Align(4));
+    return value;
+  };
+  auto atomic_store = [&](int value, llvm::GlobalVariable* flag) {
+    llvm::StoreInst* st = b.CreateStore(b.getInt32(value), flag);
+    st->setAtomic(llvm::AtomicOrdering::Release);
+    st->setAlignment(llvm::Align(4));
+  };
   // Fast path: loaded already (acquire pairs with the release below).
-  llvm::LoadInst* done = b.CreateLoad(i32, loaded);
-  done->setAtomic(llvm::AtomicOrdering::Acquire);
-  done->setAlignment(llvm::Align(4));
+  llvm::Value* done = atomic_load(loaded, llvm::AtomicOrdering::Acquire);
   llvm::BasicBlock* spin = block("lock");
   llvm::BasicBlock* fast = block("ready");
   b.CreateCondBr(b.CreateICmpNE(done, b.getInt32(0)), fast, spin);
@@ -244,14 +236,10 @@ void emit_cuda_loader(ModuleState& host, const std::string& ptx) {
   b.CreateCondBr(got, locked, spin);
   b.SetInsertPoint(locked);
   auto unlock_and_return = [&](llvm::Value* status) {
-    llvm::StoreInst* st = b.CreateStore(b.getInt32(0), lock);
-    st->setAtomic(llvm::AtomicOrdering::Release);
-    st->setAlignment(llvm::Align(4));
+    atomic_store(0, lock);
     b.CreateRet(status);
   };
-  llvm::LoadInst* again = b.CreateLoad(i32, loaded);
-  again->setAtomic(llvm::AtomicOrdering::Monotonic);
-  again->setAlignment(llvm::Align(4));
+  llvm::Value* again = atomic_load(loaded, llvm::AtomicOrdering::Monotonic);
   llvm::BasicBlock* work = block("load");
   llvm::BasicBlock* raced = block("raced");
   b.CreateCondBr(b.CreateICmpNE(again, b.getInt32(0)), raced, work);
@@ -278,9 +266,7 @@ void emit_cuda_loader(ModuleState& host, const std::string& ptx) {
     checked("cuMemcpyHtoD_v2",
             {b.CreateLoad(b.getInt64Ty(), constant.device), constant.host, b.getInt64(bytes)});
   }
-  llvm::StoreInst* publish = b.CreateStore(b.getInt32(1), loaded);
-  publish->setAtomic(llvm::AtomicOrdering::Release);
-  publish->setAlignment(llvm::Align(4));
+  atomic_store(1, loaded);
   unlock_and_return(b.getInt32(0));
 }
 

@@ -277,9 +277,12 @@ void FunctionEmitter::kernel_seq(const SeqStmtNode& s) {
   // Outside every threadIdx loop, what one statement's threadIdx loops wrote
   // is read by other threads in the next: all wait in between.
   const bool block_level = thread_tags_.empty() && !plan_->thread_tags().empty();
+  bool previous_threaded = false;
   for (size_t i = 0; i < s.seq.size(); ++i) {
-    if (block_level && i > 0 && (has_thread_loop(s.seq[i - 1]) || has_thread_loop(s.seq[i])))
+    const bool threaded = block_level && has_thread_loop(s.seq[i]);
+    if (i > 0 && (previous_threaded || threaded))
       b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    previous_threaded = threaded;
     stmt(s.seq[i]);
   }
 }

@@ -33,17 +33,19 @@ void check_symbol(const std::string& s, std::set<std::string>& seen) {
     throw Error("LLVM codegen: duplicate symbol '" + s + "'");
 }
 
-namespace {
-
 // `int symbol(T0* p0, ..., scalars)`: a pointer per buffer, a scalar by value
 // in its storage type. No zeroext/signext: the callee does not rely on the
-// caller widening narrow integers.
-llvm::Function* declare_entry(llvm::Module& module, const std::string& symbol, const PrimFunc& f) {
+// caller widening narrow integers. The CUDA host ABI passes each buffer as a
+// CUdeviceptr (an unsigned 64-bit integer) and the stream last.
+llvm::Function* declare_entry(llvm::Module& module, const std::string& symbol, const PrimFunc& f,
+                              EntryAbi abi) {
   llvm::LLVMContext& c = module.getContext();
   std::vector<llvm::Type*> params;
   for (const Param& p : f->params) {
     if (p.buffer) {
-      params.push_back(llvm::PointerType::getUnqual(c));
+      params.push_back(abi == EntryAbi::cuda_host
+                           ? static_cast<llvm::Type*>(llvm::Type::getInt64Ty(c))
+                           : llvm::PointerType::getUnqual(c));
       continue;
     }
     if (!p.var)
@@ -54,14 +56,13 @@ llvm::Function* declare_entry(llvm::Module& module, const std::string& symbol, c
                   t.str());
     params.push_back(llvm_gen::storage_type(c, t));
   }
+  if (abi == EntryAbi::cuda_host) params.push_back(llvm::PointerType::getUnqual(c));  // CUstream
   auto* type = llvm::FunctionType::get(llvm::Type::getInt32Ty(c), params, false);
   llvm::Function* fn =
       llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, symbol, module);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   return fn;
 }
-
-}  // namespace
 
 // `int symbol_packed(void* const* args)`: args[i] is a buffer's data pointer
 // or points at a scalar's value.
@@ -159,7 +160,7 @@ std::string generate_llvm(const std::vector<FunctionToCompile>& functions,
     bodies.push_back(vectorize_loops(fc.lowered, vector_bytes, &vs));
     st.vectorized_loops += vs.vectorized;
     for (const std::string& why : vs.refused) st.serial.push_back(fc.symbol + ": " + why);
-    entries.push_back(declare_entry(module, fc.symbol, bodies.back()));
+    entries.push_back(declare_entry(module, fc.symbol, bodies.back(), EntryAbi::cpu));
     if (!fc.name.empty() &&
         !m.callees.emplace(fc.name, llvm_gen::Callee{entries.back(), &bodies.back()}).second)
       throw Error("LLVM codegen: two functions are named '" + fc.name + "'");

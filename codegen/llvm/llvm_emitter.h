@@ -90,6 +90,8 @@ class FunctionEmitter {
   // CUDA host (cuda_host.cpp): `s` as one kernel launch; an Allocate as
   // stream-ordered device memory; a constant's device copy.
   void launch(const Stmt& s);
+  // The stream parameter, and the loader's call before the body.
+  void begin_cuda_host(const PrimFunc& f);
   void device_allocate(const AllocateNode& a);
   llvm::Value* device_constant(const AllocateConstNode& a);
   // CUDA kernel (cuda_kernel.cpp).

@@ -135,19 +135,25 @@ void FunctionEmitter::emit_entry(const PrimFunc& f) {
   llvm::BasicBlock* body = new_block("body");
   entry_.SetInsertPoint(allocas);
   b_.SetInsertPoint(body);
+  const bool cuda_host = role_ == Role::cuda_host;
   for (size_t i = 0; i < f->params.size(); ++i) {
     const Param& p = f->params[i];
     llvm::Argument* arg = fn_->getArg(static_cast<unsigned>(i));
     if (p.buffer) {
       arg->setName(p.buffer->name);
-      if (noalias_) arg->addAttr(llvm::Attribute::NoAlias);
+      // A CUDA host function gets a CUdeviceptr (an integer): the kernels it
+      // launches take it as a pointer.
+      llvm::Value* pointer =
+          cuda_host ? b_.CreateIntToPtr(arg, b_.getPtrTy(), p.buffer->name + ".device") : arg;
+      if (noalias_ && !cuda_host) arg->addAttr(llvm::Attribute::NoAlias);
       for (const Var& v : {p.var, p.buffer->data})
-        if (v && !vars_.count(v.get())) bind(v, arg);
+        if (v && !vars_.count(v.get())) bind(v, pointer);
       continue;
     }
     arg->setName(p.var->name);
     bind(p.var, from_storage(p.var->dtype, arg));
   }
+  if (cuda_host) begin_cuda_host(f);
   stmt(f->body);
   if (!b_.GetInsertBlock()->getTerminator()) b_.CreateRet(b_.getInt32(0));
   entry_.CreateBr(body);

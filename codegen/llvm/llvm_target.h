@@ -28,6 +28,12 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level);
 std::string emit_machine_code(llvm::Module& module, llvm::TargetMachine& tm, LlvmOutput output);
 std::string print_module(const llvm::Module& module);
 
+// A function of the object's ABI, declared: generator.h says what the CPU's
+// is, cuda.h the CUDA host's.
+enum class EntryAbi { cpu, cuda_host };
+llvm::Function* declare_entry(llvm::Module& module, const std::string& symbol, const PrimFunc& f,
+                              EntryAbi abi);
+
 // `int symbol_packed(void* const* args)` calling `entry`: args[i] is a
 // pointer parameter's value itself, or points at another parameter's value.
 void emit_packed(llvm::Module& module, llvm::Function* entry, const std::string& symbol);

@@ -226,21 +226,29 @@ TEST_CASE("cuda: a model run in process on the GPU, or a plain no-GPU error", "[
 }
 
 // The CUDA generator's error for a function (lowered with thread bindings), or "".
-std::string cuda_error(const std::string& body) {
-  const std::string text =
-      "@T.prim_func\ndef main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), "
-      "\"float32\")):\n" +
-      body;
+// The generator's error for a module (every function compiled), with its line.
+std::string cuda_module_error(const std::string& text) {
   try {
     const IRModule m = parse_module(text, "bad.tir");
     LlvmOptions options;
     options.target = parse_llvm_target("cuda", "sm_90");
-    generate_llvm({{"f", lower(m.at("main"), kGpu), "main"}}, options, LlvmOutput::assembly);
+    options.module = &m;
+    std::vector<FunctionToCompile> functions;
+    for (const auto& [name, f] : m.functions()) functions.push_back({name, lower(f, kGpu), name});
+    generate_llvm(functions, options, LlvmOutput::assembly);
   } catch (const Error& e) {
     return std::string(e.loc().line > 0 ? "line " + std::to_string(e.loc().line) + ": " : "") +
            e.what();
   }
   return "";
+}
+
+// The error for `def main(A, B, <params>):` with `body`.
+std::string cuda_error(const std::string& body, const std::string& params = "") {
+  return cuda_module_error(
+      "@T.prim_func\ndef main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), "
+      "\"float32\")" +
+      params + "):\n" + body);
 }
 
 TEST_CASE("cuda: kernels the generator refuses, and why", "[cuda]") {
@@ -284,6 +292,64 @@ TEST_CASE("cuda: kernels the generator refuses, and why", "[cuda]") {
                         "    for t in T.thread_binding(64, thread=\"threadIdx.x\"):\n"
                         "        B[t] = A[t] + T.Cast(\"float32\", n)\n"),
              Contains("is read on the host"));
+  CHECK_THAT(cuda_error("    for b in T.thread_binding(70000, thread=\"blockIdx.y\"):\n"
+                        "        B[b % 64] = A[b % 64]\n"),
+             Contains("line 3: ") &&
+                 Contains("blockIdx.y extent 70000 is over the device limit of 65535"));
+  CHECK_THAT(cuda_error("    for z in T.thread_binding(128, thread=\"threadIdx.z\"):\n"
+                        "        B[z % 64] = A[z % 64]\n"),
+             Contains("threadIdx.z extent 128 is over the device limit of 64"));
+  CHECK_THAT(cuda_error("    for b in T.thread_binding(1, thread=\"blockIdx.x\"):\n"
+                        "        for t in T.thread_binding(n, thread=\"threadIdx.x\"):\n"
+                        "            B[t] = A[t]\n"
+                        "        for t in T.thread_binding(32, thread=\"threadIdx.x\"):\n"
+                        "            B[t] = A[t] + T.float32(1)\n",
+                        ", n: T.int32"),
+             Contains("loops bound to threadIdx.x have different extents, one of them (n) not "
+                      "constant"));
+  CHECK_THAT(cuda_error("    for b in T.thread_binding(4, thread=\"blockIdx.x\"):\n"
+                        "        for t in T.thread_binding(b + 1, thread=\"threadIdx.x\"):\n"
+                        "            B[b * 16 + t] = A[b * 16 + t]\n"),
+             Contains("line 4: ") && Contains("the range of loop t (threadIdx.x) depends on a "
+                                              "variable bound inside its kernel"));
+  CHECK_THAT(cuda_error("    for t in T.thread_binding(32, thread=\"threadIdx.x\"):\n"
+                        "        P_data = T.allocate([8192], \"float32\", \"local\")\n"
+                        "        P = T.Buffer((8192,), data=P_data, scope=\"local\")\n"
+                        "        P[t] = A[t]\n"
+                        "        B[t] = P[t]\n"),
+             Contains("allocation P_data of 32768 bytes per thread is over the limit of 16384 "
+                      "(local memory)"));
+  CHECK_THAT(cuda_module_error("@I.ir_module\nclass Module:\n"
+                               "    @T.prim_func\n"
+                               "    def copy(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), "
+                               "\"float32\")):\n"
+                               "        for i in range(4):\n"
+                               "            B[i] = A[i]\n"
+                               "    @T.prim_func\n"
+                               "    def main(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), "
+                               "\"float32\")):\n"
+                               "        for t in T.thread_binding(1, thread=\"threadIdx.x\"):\n"
+                               "            T.call_kernel(\"copy\", A.data, B.data)\n"),
+             Contains("line 10: ") && Contains("T.call_kernel inside a kernel"));
+  {
+    // The model's weights reach the device once, through the host: a kernel
+    // cannot bind one.
+    IRModule m;
+    Buffer out = make_buffer("B", DataType::float32(), {make_int(4)});
+    Buffer w = make_buffer("W", DataType::float32(), {make_int(4)});
+    Var t = make_var("t");
+    Stmt body = make_for(t, make_int(0), make_int(4), ForKind::ThreadBinding,
+                         Stmt(std::make_shared<AllocateConstNode>(
+                             w->data, DataType::float32(), std::vector<Expr>{make_int(4)}, "w",
+                             make_store(out, make_load(w, {t}), {t}))),
+                         "threadIdx.x");
+    LlvmOptions options;
+    options.target = parse_llvm_target("cuda", "sm_90");
+    options.module = &m;
+    CHECK_THROWS_WITH(generate_llvm({{"f", make_prim_func({{out->data, out}}, body), "main"}},
+                                    options, LlvmOutput::assembly),
+                      Contains("a constant is bound inside a kernel"));
+  }
   // A statement with no thread-bound loop runs on one thread: slow, but right.
   CHECK(cuda_error("    for i in range(64):\n        B[i] = A[i]\n") == "");
 }
