@@ -17,12 +17,22 @@
 // its tag's size is guarded); a statement with none runs on one thread.
 //
 // Inside a kernel: blockIdx loops enclose the rest (only LetStmts between
-// them); threadIdx loops are enclosed only by thread-bound loops, LetStmts,
-// Allocates and SeqStmts. An Allocate outside every threadIdx loop is the
-// block's shared memory, one inside all of them is the thread's own (local);
-// a store outside some threadIdx loops is made by thread 0 along those axes;
-// between the statements of a sequence outside every threadIdx loop that run
-// threadIdx loops, all threads of the block wait at a barrier (bar.sync 0).
+// them); a threadIdx loop is never inside another of its tag. Serial loops
+// and ifs may enclose threadIdx loops when their ranges and conditions read
+// no thread's index (nor a value computed inside threadIdx loops): every
+// thread of the block takes them alike. An Allocate inside every threadIdx
+// loop is the thread's own (local); one outside every threadIdx loop is the
+// block's shared memory, except in scope "local", which each thread has its
+// own part of (cuda_thread_local.cpp: refused unless the indices prove that
+// no two threads touch one element); elsewhere only scope "local" is taken.
+// A store outside some threadIdx loops is made by thread 0 along those axes.
+// Where threads share memory, all threads of the block wait at a barrier
+// (bar.sync 0): between the statements of a sequence outside some threadIdx
+// loops when either runs threadIdx loops or is such a store, and at the end
+// of each iteration of a serial loop outside some threadIdx loops that
+// encloses threadIdx loops (the next iteration may overwrite what this one
+// read). A barrier inside a threadIdx loop shorter than the launch (guarded)
+// is refused, as not every thread would reach it.
 //
 // The first call of any function of the object (under a lock) loads the
 // embedded PTX into the calling thread's current CUDA context

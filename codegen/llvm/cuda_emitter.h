@@ -29,6 +29,17 @@ struct KernelPlan {
 // Throws tirc::Error naming the loop and the rule it breaks.
 KernelPlan plan_kernel(const Stmt& s);
 
+// A "local" allocation outside some launched threadIdx loops (not in
+// `enclosing`): its body with every index of it made relative to the
+// thread's part, and that part's size in elements (cuda_thread_local.cpp).
+// Throws tirc::Error where threads could share an element.
+struct ThreadSlice {
+  Stmt body;
+  int64_t elements = 1;
+};
+ThreadSlice slice_by_thread(const AllocateNode& a, const KernelPlan& plan,
+                            const std::vector<std::string>& enclosing);
+
 struct CudaState {
   ModuleState* device = nullptr;  // the device module's state
   // Host globals the loader fills: a CUfunction per kernel, a CUdeviceptr per constant.

@@ -20,17 +20,30 @@ bool is_block_tag(const std::string& tag) {
   return tag.rfind("blockIdx.", 0) == 0;
 }
 
+bool has_thread_loop(const Stmt& s) {
+  struct Find : StmtVisitor {
+    bool found = false;
+    void visit_for(const ForNode* n) override {
+      found |= n->for_kind == ForKind::ThreadBinding && !is_block_tag(n->thread_tag);
+      StmtVisitor::visit_for(n);
+    }
+  } find;
+  find.visit(s);
+  return find.found;
+}
+
 // Walks a kernel's statement and checks where thread-bound loops stand.
 class KernelShape {
  public:
-  void visit(const Stmt& s, bool block_prefix, bool under_serial) {
+  void visit(const Stmt& s, bool block_prefix) {
     if (!s) return;
     switch (s.kind()) {
       case StmtKind::For: {
         auto* f = s.as<ForNode>();
         if (f->for_kind != ForKind::ThreadBinding) {
-          bound_.insert(f->loop_var.get());
-          return visit(f->body, false, true);
+          uniform_control(s, {f->min, f->extent}, "the range of loop " + f->loop_var->name);
+          bind(f->loop_var.get());
+          return visit(f->body, false);
         }
         const std::string& tag = f->thread_tag;
         if (std::find(KernelPlan::tags().begin(), KernelPlan::tags().end(), tag) ==
@@ -43,10 +56,9 @@ class KernelShape {
                      ") is not at the top of its kernel: only blockIdx loops and lets may "
                      "enclose a blockIdx loop",
                  f->loc);
-        if (!is_block_tag(tag) && under_serial)
-          refuse("loop " + f->loop_var->name + " (" + tag +
-                     ") is inside a serial loop or an if of its kernel: only thread-bound loops, "
-                     "lets, allocations and sequences may enclose a threadIdx loop",
+        if (std::find(active_.begin(), active_.end(), tag) != active_.end())
+          refuse("loop " + f->loop_var->name + " (" + tag + ") is inside another loop bound to " +
+                     tag + ": a thread has one index along each axis",
                  f->loc);
         for (const Expr& e : {f->min, f->extent})
           if (uses_any(e, [&](const VarNode* v) { return bound_.count(v) > 0; }))
@@ -54,26 +66,31 @@ class KernelShape {
                        ") depends on a variable bound inside its kernel",
                    f->loc);
         extents_[tag].push_back({f->extent, f->loc});
-        bound_.insert(f->loop_var.get());
-        return visit(f->body, block_prefix && is_block_tag(tag), under_serial);
+        const bool thread = !is_block_tag(tag);
+        if (thread) active_.push_back(tag);
+        bind(f->loop_var.get());
+        visit(f->body, block_prefix && !thread);
+        if (thread) active_.pop_back();
+        return;
       }
       case StmtKind::LetStmt: {
         auto* l = s.as<LetStmtNode>();
-        bound_.insert(l->var.get());
-        return visit(l->body, block_prefix, under_serial);
+        bind(l->var.get());
+        return visit(l->body, block_prefix);
       }
       case StmtKind::Seq:
-        for (const Stmt& c : s.as<SeqStmtNode>()->seq) visit(c, false, under_serial);
+        for (const Stmt& c : s.as<SeqStmtNode>()->seq) visit(c, false);
         return;
       case StmtKind::Allocate: {
         auto* a = s.as<AllocateNode>();
-        bound_.insert(a->buffer_var.get());
-        return visit(a->body, false, under_serial);
+        bind(a->buffer_var.get());
+        return visit(a->body, false);
       }
       case StmtKind::IfThenElse: {
         auto* i = s.as<IfThenElseNode>();
-        visit(i->then_case, false, true);
-        visit(i->else_case, false, true);
+        uniform_control(s, {i->cond}, "the condition of an if");
+        visit(i->then_case, false);
+        visit(i->else_case, false);
         return;
       }
       case StmtKind::AllocateConst:
@@ -134,21 +151,28 @@ class KernelShape {
   }
 
  private:
-  std::map<std::string, std::vector<std::pair<Expr, SourceLoc>>> extents_;
-  VarSet bound_;  // variables bound inside the kernel
-};
+  void bind(const VarNode* v) {
+    bound_.insert(v);
+    if (!active_.empty()) per_thread_.insert(v);
+  }
+  // A loop or if around threadIdx loops decides where the block's threads
+  // wait at barriers, so all of them must take the same path: it may not
+  // read a thread's index or a value one thread computed.
+  void uniform_control(const Stmt& s, std::initializer_list<Expr> exprs, const std::string& what) {
+    for (const Expr& e : exprs)
+      if (uses_any(e, per_thread_) && has_thread_loop(s))
+        refuse(what +
+                   " depends on a thread's index or on a value one thread computed, and it "
+                   "encloses threadIdx loops: the threads of a block must all take it "
+                   "alike, since they wait for each other at barriers inside",
+               s->loc);
+  }
 
-bool has_thread_loop(const Stmt& s) {
-  struct Find : StmtVisitor {
-    bool found = false;
-    void visit_for(const ForNode* n) override {
-      found |= n->for_kind == ForKind::ThreadBinding && !is_block_tag(n->thread_tag);
-      StmtVisitor::visit_for(n);
-    }
-  } find;
-  find.visit(s);
-  return find.found;
-}
+  std::map<std::string, std::vector<std::pair<Expr, SourceLoc>>> extents_;
+  VarSet bound_;                     // variables bound inside the kernel
+  VarSet per_thread_;                // ... at or inside a threadIdx loop
+  std::vector<std::string> active_;  // the threadIdx tags around here
+};
 
 }  // namespace
 
@@ -173,7 +197,7 @@ std::vector<std::string> KernelPlan::thread_tags() const {
 
 KernelPlan plan_kernel(const Stmt& s) {
   KernelShape shape;
-  shape.visit(s, true, false);
+  shape.visit(s, true);
   return shape.plan();
 }
 
@@ -218,6 +242,7 @@ void FunctionEmitter::thread_loop(const ForNode& f) {
   llvm::Value* index = b_.CreateZExtOrTrunc(thread_index(f.thread_tag), vt);
   llvm::BasicBlock* exit = nullptr;
   if (!axis->uniform) {  // a shorter loop than its tag's launch size
+    guarded_loops_.push_back(f.loop_var->name + " (" + f.thread_tag + ")");
     llvm::BasicBlock* body = new_block(f.loop_var->name + ".body");
     exit = new_block(f.loop_var->name + ".exit");
     b_.CreateCondBr(b_.CreateICmpSLT(index, b_.CreateSExtOrTrunc(expr(f.extent), vt)), body, exit);
@@ -230,24 +255,40 @@ void FunctionEmitter::thread_loop(const ForNode& f) {
   if (thread) thread_tags_.pop_back();
   unbind(f.loop_var);
   if (exit) {
+    guarded_loops_.pop_back();
     b_.CreateBr(exit);
     b_.SetInsertPoint(exit);
   }
 }
 
 void FunctionEmitter::kernel_allocate(const AllocateNode& a) {
-  const int64_t elems =
-      constant_elements(a.extents, "allocation " + a.buffer_var->name, loc_) * a.dtype.lanes();
-  const int64_t bytes = std::max<int64_t>(elems * a.dtype.element_of().bytes(), 1);
+  const int64_t lanes = a.dtype.lanes();
+  const int64_t element_bytes = a.dtype.element_of().bytes();
+  const int64_t elems = constant_elements(a.extents, "allocation " + a.buffer_var->name, loc_);
   const std::vector<std::string> launched = plan_->thread_tags();
-  if (thread_tags_.empty()) {
+  auto own = [&](int64_t elements, const Stmt& body) {
+    const int64_t bytes = std::max<int64_t>(elements * lanes * element_bytes, 1);
+    if (bytes > CudaLimits::max_local_bytes)
+      refuse("allocation " + a.buffer_var->name + " of " + std::to_string(bytes) +
+                 " bytes per thread is over the limit of " +
+                 std::to_string(CudaLimits::max_local_bytes) + " (local memory)",
+             loc_);
+    bind(a.buffer_var, entry_alloca(b_.getInt8Ty(), b_.getInt64(bytes), 16, a.buffer_var->name));
+    stmt(body);
+  };
+  if (thread_tags_.size() == launched.size()) {
+    own(elems, a.body);  // inside every threadIdx loop: the thread's own
+  } else if (a.scope == "local") {
+    // Outside some threadIdx loops that index it: each thread's part, its own.
+    const ThreadSlice slice = slice_by_thread(a, *plan_, thread_tags_);
+    own(slice.elements, slice.body);
+  } else if (thread_tags_.empty()) {
     // Outside every threadIdx loop: the block's threads share it.
+    const int64_t bytes = std::max<int64_t>(elems * lanes * element_bytes, 1);
     shared_bytes_ += (bytes + 15) / 16 * 16;
     if (shared_bytes_ > CudaLimits::max_static_shared_bytes)
       refuse("shared memory over the limit: allocation " + a.buffer_var->name +
-                 " brings the "
-                 "kernel to " +
-                 std::to_string(shared_bytes_) + " bytes (at most " +
+                 " brings the kernel to " + std::to_string(shared_bytes_) + " bytes (at most " +
                  std::to_string(CudaLimits::max_static_shared_bytes) + ")",
              loc_);
     auto* type = llvm::ArrayType::get(b_.getInt8Ty(), static_cast<uint64_t>(bytes));
@@ -256,35 +297,48 @@ void FunctionEmitter::kernel_allocate(const AllocateNode& a) {
                    llvm::UndefValue::get(type), a.buffer_var->name + ".shared", 3);
     g->setAlignment(llvm::Align(16));
     bind(a.buffer_var, b_.CreateAddrSpaceCast(g, b_.getPtrTy()));
-  } else if (thread_tags_.size() == launched.size()) {
-    if (bytes > CudaLimits::max_local_bytes)
-      refuse("allocation " + a.buffer_var->name + " of " + std::to_string(bytes) +
-                 " bytes per thread is over the limit of " +
-                 std::to_string(CudaLimits::max_local_bytes) + " (local memory)",
-             loc_);
-    bind(a.buffer_var, entry_alloca(b_.getInt8Ty(), b_.getInt64(bytes), 16, a.buffer_var->name));
+    stmt(a.body);
   } else {
-    refuse("allocation " + a.buffer_var->name +
-               " is inside some threadIdx loops of its kernel "
-               "but not all: it is neither one thread's nor the whole block's",
+    refuse("allocation " + a.buffer_var->name + " (scope \"" + a.scope +
+               "\") is inside some threadIdx loops of its kernel but not all: it is neither one "
+               "thread's nor the whole block's (scope \"local\" gives each thread its part)",
            loc_);
   }
-  stmt(a.body);
   unbind(a.buffer_var);
 }
 
+bool FunctionEmitter::among_threads() const {
+  return thread_tags_.size() < plan_->thread_tags().size();
+}
+
+void FunctionEmitter::barrier() {
+  // Every thread of the block must reach it: not inside a guarded loop.
+  if (!guarded_loops_.empty())
+    refuse("threads of loop " + guarded_loops_.back() +
+               " share data through memory with a barrier, but the loop is shorter than the "
+               "launch along its axis (guarded), so not every thread would reach the barrier",
+           loc_);
+  b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+}
+
 void FunctionEmitter::kernel_seq(const SeqStmtNode& s) {
-  // Outside every threadIdx loop, what one statement's threadIdx loops wrote
-  // is read by other threads in the next: all wait in between.
-  const bool block_level = thread_tags_.empty() && !plan_->thread_tags().empty();
+  // Outside some threadIdx loops, what one statement's threadIdx loops (or
+  // its store by thread 0) wrote is read by other threads in the next: all
+  // wait in between.
+  const bool shared = among_threads();
   bool previous_threaded = false;
   for (size_t i = 0; i < s.seq.size(); ++i) {
-    const bool threaded = block_level && has_thread_loop(s.seq[i]);
-    if (i > 0 && (previous_threaded || threaded))
-      b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+    const bool threaded = shared && has_thread_loop(s.seq[i]);
+    if (i > 0 && (previous_threaded || threaded)) barrier();
     previous_threaded = threaded;
     stmt(s.seq[i]);
   }
+}
+
+void FunctionEmitter::kernel_loop_end(const ForNode& f) {
+  // The next iteration's threadIdx loops may overwrite what this one's read
+  // (a tile in shared memory, loaded again): all wait first.
+  if (among_threads() && has_thread_loop(f.body)) barrier();
 }
 
 void FunctionEmitter::kernel_store(const BufferStoreNode& s) {

@@ -98,6 +98,10 @@ class FunctionEmitter {
   void thread_loop(const ForNode& f);
   void kernel_allocate(const AllocateNode& a);
   void kernel_seq(const SeqStmtNode& s);
+  void kernel_loop_end(const ForNode& f);
+  // Outside some launched threadIdx loops: the block's threads share what is here.
+  bool among_threads() const;
+  void barrier();
   void kernel_store(const BufferStoreNode& s);
   llvm::Value* thread_index(const std::string& tag);
 
@@ -151,11 +155,12 @@ class FunctionEmitter {
   bool in_index_ = false;  // emitting an element index (index_expr)
   SourceLoc loc_;          // the statement being emitted, for refusals
   Role role_ = Role::cpu;
-  llvm::Value* stream_ = nullptr;         // CUDA host: the CUstream argument
-  const KernelPlan* plan_ = nullptr;      // CUDA kernel: its launch
-  std::vector<std::string> thread_tags_;  // CUDA kernel: threadIdx tags around here
-  int64_t shared_bytes_ = 0;              // CUDA kernel: static shared memory so far
-  int next_kernel_ = 0;                   // CUDA host: kernels of this function so far
+  llvm::Value* stream_ = nullptr;           // CUDA host: the CUstream argument
+  const KernelPlan* plan_ = nullptr;        // CUDA kernel: its launch
+  std::vector<std::string> thread_tags_;    // CUDA kernel: threadIdx tags around here
+  std::vector<std::string> guarded_loops_;  // CUDA kernel: guarded threadIdx loops around here
+  int64_t shared_bytes_ = 0;                // CUDA kernel: static shared memory so far
+  int next_kernel_ = 0;                     // CUDA host: kernels of this function so far
 };
 
 }  // namespace tirc::llvm_gen

@@ -305,6 +305,7 @@ void FunctionEmitter::loop(const ForNode& f) {
   b_.SetInsertPoint(body);
   bind(f.loop_var, i);
   stmt(f.body);
+  if (role_ == Role::cuda_device) kernel_loop_end(f);
   unbind(f.loop_var);
   b_.CreateStore(b_.CreateAdd(i, llvm::ConstantInt::get(vt, 1)), counter);
   llvm::BranchInst* latch = b_.CreateBr(cond);

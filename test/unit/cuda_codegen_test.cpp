@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <regex>
 
 #include "codegen/llvm/cuda_run.h"
 #include "codegen_test_util.h"
@@ -94,7 +95,7 @@ TEST_CASE("cuda: every example under the GPU rules", "[cuda]") {
 TEST_CASE("cuda: hand-written kernels with shared memory, barriers and guards", "[cuda]") {
   REQUIRE_CUDA_TOOLKIT();
   test::CudaBundle bundle("kernels");
-  for (const char* name : {"shared_matmul", "block_store"}) {
+  for (const char* name : {"shared_matmul", "block_store", "tiled_matmul"}) {
     const fs::path p = fs::path(TIRC_SOURCE_DIR) / "test/unit/cuda" / (std::string(name) + ".tir");
     std::ifstream in(p);
     std::stringstream text;
@@ -269,10 +270,35 @@ TEST_CASE("cuda: kernels the generator refuses, and why", "[cuda]") {
                         "            B[t] = S[t]\n"),
              Contains("shared memory over the limit: allocation S_data brings the kernel to "
                       "65536 bytes (at most 49152)"));
-  CHECK_THAT(cuda_error("    for k in range(4):\n"
-                        "        for t in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
-                        "            B[k * 16 + t] = A[k * 16 + t]\n"),
-             Contains("loop t (threadIdx.x) is inside a serial loop or an if of its kernel"));
+  CHECK_THAT(cuda_error("    for y in T.thread_binding(4, thread=\"threadIdx.y\"):\n"
+                        "        for k in range(y):\n"
+                        "            for x in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
+                        "                B[y * 16 + x] = A[k * 16 + x]\n"),
+             Contains("line 4: ") &&
+                 Contains("the range of loop k depends on a thread's index or on a value one "
+                          "thread computed, and it encloses threadIdx loops"));
+  CHECK_THAT(cuda_error("    for x in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
+                        "        if A[x] > T.float32(0):\n"
+                        "            for y in T.thread_binding(4, thread=\"threadIdx.y\"):\n"
+                        "                B[y * 16 + x] = A[x]\n"),
+             Contains("the condition of an if depends on a thread's index"));
+  CHECK_THAT(cuda_error("    for x in T.thread_binding(8, thread=\"threadIdx.x\"):\n"
+                        "        for x2 in T.thread_binding(8, thread=\"threadIdx.x\"):\n"
+                        "            B[x * 8 + x2] = A[x * 8 + x2]\n"),
+             Contains("loop x2 (threadIdx.x) is inside another loop bound to threadIdx.x"));
+  // Threads that share data need a barrier every thread reaches: not inside
+  // a loop shorter than the launch.
+  CHECK_THAT(cuda_error("    for b in T.thread_binding(1, thread=\"blockIdx.x\"):\n"
+                        "        for y in T.thread_binding(2, thread=\"threadIdx.y\"):\n"
+                        "            for x in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
+                        "                B[y * 16 + x] = A[y * 16 + x]\n"
+                        "            for x in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
+                        "                A[y * 16 + x] = B[y * 16 + (x + 1) % 16]\n"
+                        "        for y in T.thread_binding(4, thread=\"threadIdx.y\"):\n"
+                        "            for x in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
+                        "                B[y * 16 + x] = T.float32(0)\n"),
+             Contains("threads of loop y (threadIdx.y) share data through memory with a "
+                      "barrier, but the loop is shorter than the launch"));
   CHECK_THAT(cuda_error("    for t in T.thread_binding(8, thread=\"threadIdx.x\"):\n"
                         "        for b in T.thread_binding(8, thread=\"blockIdx.x\"):\n"
                         "            B[b * 8 + t] = A[b * 8 + t]\n"),
@@ -280,14 +306,46 @@ TEST_CASE("cuda: kernels the generator refuses, and why", "[cuda]") {
   CHECK_THAT(cuda_error("    for v in T.thread_binding(4, thread=\"vthread.x\"):\n"
                         "        B[v] = A[v]\n"),
              Contains("is bound to \"vthread.x\", which CUDA kernels do not have"));
-  CHECK_THAT(cuda_error("    for y in T.thread_binding(4, thread=\"threadIdx.y\"):\n"
-                        "        P_data = T.allocate([4], \"float32\", \"local\")\n"
-                        "        P = T.Buffer((4,), data=P_data, scope=\"local\")\n"
-                        "        for x in T.thread_binding(4, thread=\"threadIdx.x\"):\n"
-                        "            P[x] = A[y * 4 + x]\n"
-                        "            B[y * 4 + x] = P[x]\n"),
-             Contains("allocation P_data is inside some threadIdx loops of its kernel but not "
-                      "all"));
+  const std::string partly_inside =
+      "    for y in T.thread_binding(4, thread=\"threadIdx.y\"):\n"
+      "        P_data = T.allocate([4], \"float32\", \"shared\")\n"
+      "        P = T.Buffer((4,), data=P_data, scope=\"shared\")\n"
+      "        for x in T.thread_binding(4, thread=\"threadIdx.x\"):\n"
+      "            P[x] = A[y * 4 + x]\n"
+      "            B[y * 4 + x] = P[x]\n";
+  CHECK_THAT(cuda_error(partly_inside),
+             Contains("allocation P_data (scope \"shared\") is inside some threadIdx loops of "
+                      "its kernel but not all"));
+  // In scope "local" each thread has its part (here one element).
+  CHECK(cuda_error(std::regex_replace(partly_inside, std::regex("shared"), "local")) == "");
+  // A local buffer outside threadIdx loops: refused where threads would share
+  // an element.
+  auto local = [&](const std::string& index, const std::string& read = "x * 4 + j") {
+    return cuda_error(
+        "    for b in T.thread_binding(1, thread=\"blockIdx.x\"):\n"
+        "        P_data = T.allocate([64], \"float32\", \"local\")\n"
+        "        P = T.Buffer((64,), data=P_data, scope=\"local\")\n"
+        "        for x in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
+        "            for j in range(4):\n"
+        "                P[" +
+        index +
+        "] = A[x * 4 + j]\n"
+        "        for x in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
+        "            for j in range(4):\n"
+        "                B[x * 4 + j] = P[" +
+        read + "]\n");
+  };
+  CHECK(local("x * 4 + j") == "");
+  CHECK(local("j * 16 + x", "j * 16 + x") == "");
+  CHECK_THAT(local("j"), Contains("line 7: ") &&
+                             Contains("local allocation P_data is outside threadIdx loops that "
+                                      "index it, and the generator cannot give each thread its "
+                                      "own part: index j is the same for every thread along "
+                                      "threadIdx.x"));
+  CHECK_THAT(local("x * 2 + j"),
+             Contains("index x * 2 + j does not keep the threads along threadIdx.x apart"));
+  CHECK_THAT(local("x * 8 + j"), Contains("two accesses step by 8 and 4 along threadIdx.x"));
+  CHECK_THAT(local("x * x + j"), Contains("is not affine in its loops"));
   CHECK_THAT(cuda_error("    n: T.int32 = T.Cast(\"int32\", A[0])\n"
                         "    for t in T.thread_binding(64, thread=\"threadIdx.x\"):\n"
                         "        B[t] = A[t] + T.Cast(\"float32\", n)\n"),

@@ -1,0 +1,194 @@
+// A "local" allocation outside some of a kernel's threadIdx loops: in the
+// lowered program one buffer that the threads of those loops all index (an
+// accumulator tile that lives across the loops of a shared-memory matmul:
+// init, the k loop, the write-back); on the GPU each thread's own memory
+// holding only its part.
+//
+// That is the same program only when no element is touched by two threads.
+// Each access index must read as a sum of coefficient * loop variable (loops
+// inside the allocation, constant ranges) plus a non-negative constant, with
+// one term for each such threadIdx loop, its coefficient c the same in every
+// access. The index then names its thread: with N the launch size along the
+// tag, floor(index / c) mod N is the thread's index when
+//   - the terms below c (and the constant's remainder mod c) stay below c,
+//   - every term above c, and the constant's quotient by c, is a multiple of
+//     c * N (of N for the quotient),
+//   - no other term has the coefficient c.
+// Where that holds for every tag, different threads touch different elements,
+// and dropping the thread terms from every index gives each thread a slice
+// of (largest remaining index + 1) elements. Anything else is refused.
+#include <algorithm>
+#include <map>
+
+#include "codegen/llvm/cuda_emitter.h"
+#include "ir/arith/linear_form.h"
+#include "ir/functor.h"
+#include "ir/text/printer.h"
+
+namespace tirc::llvm_gen {
+
+namespace {
+
+struct LoopRange {
+  std::string tag;  // a threadIdx tag the allocation does not enclose, or empty
+  int64_t min = 0;
+  int64_t extent = 1;
+};
+
+class SliceByThread : public StmtMutator {
+ public:
+  SliceByThread(const AllocateNode& a, const KernelPlan& plan,
+                const std::vector<std::string>& enclosing)
+      : a_(a) {
+    for (const std::string& tag : plan.thread_tags()) {
+      if (std::find(enclosing.begin(), enclosing.end(), tag) != enclosing.end()) continue;
+      auto c = as_const_int(plan.axis(tag)->extent);
+      if (!c) fail("the launch along " + tag + " is not constant", a.loc);
+      if (*c > 1) launch_[tag] = *c;
+    }
+  }
+
+  int64_t elements = 0;  // the slice of one thread
+
+ private:
+  [[noreturn]] void fail(const std::string& why, const SourceLoc& loc) const {
+    refuse("local allocation " + a_.buffer_var->name +
+               " is outside threadIdx loops that index it, and the generator cannot give each "
+               "thread its own part: " +
+               why,
+           loc);
+  }
+
+  bool ours(const Buffer& b) const { return b->data.get() == a_.buffer_var.get(); }
+
+  Stmt mutate_for(const Stmt& s, const ForNode* n) override {
+    LoopRange r;
+    auto lo = as_const_int(n->min);
+    auto ext = as_const_int(n->extent);
+    if (n->for_kind == ForKind::ThreadBinding && launch_.count(n->thread_tag))
+      r.tag = n->thread_tag;
+    if (lo && ext) {
+      r.min = *lo;
+      r.extent = std::max<int64_t>(*ext, 1);
+      loops_[n->loop_var.get()] = r;
+    }
+    loc_ = n->loc.line > 0 ? n->loc : loc_;
+    Stmt out = StmtMutator::mutate_for(s, n);
+    loops_.erase(n->loop_var.get());
+    return out;
+  }
+
+  Expr mutate_var(const Expr& e) override {
+    if (e.as<VarNode>() == a_.buffer_var.get())
+      fail("its storage is used other than by loads and stores", loc_);
+    return e;
+  }
+
+  Expr mutate_call(const Expr& e, const CallNode* n) override {
+    if (n->op == kAddressOf && !n->args.empty())
+      if (auto* load = n->args[0].as<BufferLoadNode>(); load && ours(load->buffer))
+        fail("an element's address is taken", loc_);
+    return StmtMutator::mutate_call(e, n);
+  }
+
+  Expr mutate_load(const Expr& e, const BufferLoadNode* n) override {
+    Expr out = StmtMutator::mutate_load(e, n);
+    if (!ours(n->buffer)) return out;
+    auto* load = out.as<BufferLoadNode>();
+    return make_load(load->buffer, {slice_index(load->buffer, load->indices)});
+  }
+
+  Stmt mutate_store(const Stmt& s, const BufferStoreNode* n) override {
+    Stmt out = StmtMutator::mutate_store(s, n);
+    if (!ours(n->buffer)) return out;
+    auto* store = out.as<BufferStoreNode>();
+    return make_store(store->buffer, store->value, {slice_index(store->buffer, store->indices)});
+  }
+
+  // The index with its thread terms dropped, after the checks above.
+  Expr slice_index(const Buffer& b, const std::vector<Expr>& indices) {
+    if (indices.size() != 1 || !indices[0].dtype().is_scalar())
+      fail("an access is not one scalar index", loc_);
+    if (b->dtype != a_.dtype) fail("it is read or written as another type", loc_);
+    const Expr& index = indices[0];
+    arith::AffineRules rules;
+    rules.of_interest = [&](const VarNode* v) { return loops_.count(v) > 0; };
+    std::optional<arith::LinearForm> form = arith::decompose(index, rules);
+    if (!form) fail("index " + print_expr(index) + " is not affine in its loops", loc_);
+    struct Term {
+      int64_t coef, extent;
+      std::string tag;
+    };
+    std::vector<Term> terms;
+    int64_t constant = form->constant;
+    arith::LinearForm rest(form->dtype);
+    rest.add_constant(form->constant);
+    std::map<std::string, int64_t> coefs;
+    for (const arith::LinearTerm& t : form->terms) {
+      auto* v = t.term.as<VarNode>();
+      if (t.kind != arith::TermKind::Var || !v)
+        fail("index " + print_expr(index) + " uses " + print_expr(t.term) +
+                 ", which is not a loop inside the allocation with a constant range",
+             loc_);
+      const LoopRange& r = loops_.at(v);
+      if (t.coef <= 0) fail("index " + print_expr(index) + " has a negative coefficient", loc_);
+      if (!r.tag.empty()) {
+        if (r.min != 0) fail("loop " + v->name + " (" + r.tag + ") does not start at 0", loc_);
+        coefs[r.tag] = t.coef;
+      } else {
+        rest.add_term(t.term, t.coef, t.kind);
+        constant += t.coef * r.min;
+      }
+      terms.push_back({t.coef, r.extent, r.tag});
+    }
+    if (constant < 0) fail("index " + print_expr(index) + " can be negative", loc_);
+    for (const auto& [tag, launch] : launch_) {
+      auto it = coefs.find(tag);
+      if (it == coefs.end())
+        fail("index " + print_expr(index) + " is the same for every thread along " + tag, loc_);
+      const int64_t c = it->second;
+      int64_t low = constant % c;
+      bool ok = (constant / c) % launch == 0;
+      int64_t same = 0;
+      for (const Term& t : terms) {
+        if (t.coef < c) low += t.coef * (t.extent - 1);
+        if (t.coef > c) ok &= t.coef % (c * launch) == 0;
+        same += t.coef == c;
+      }
+      if (!ok || low >= c || same > 1)
+        fail("index " + print_expr(index) + " does not keep the threads along " + tag +
+                 " apart (element / " + std::to_string(c) + " mod " + std::to_string(launch) +
+                 " is not the thread's index)",
+             loc_);
+      auto [seen, fresh] = thread_coefs_.emplace(tag, c);
+      if (!fresh && seen->second != c)
+        fail("two accesses step by " + std::to_string(seen->second) + " and " + std::to_string(c) +
+                 " along " + tag,
+             loc_);
+    }
+    int64_t last = constant;
+    for (const Term& t : terms)
+      if (t.tag.empty()) last += t.coef * (t.extent - 1);
+    elements = std::max(elements, last + 1);
+    return arith::emit(rest);
+  }
+
+  const AllocateNode& a_;
+  std::map<std::string, int64_t> launch_;        // tag -> launch size, for tags a slice drops
+  std::map<std::string, int64_t> thread_coefs_;  // tag -> the coefficient every access has
+  std::map<const VarNode*, LoopRange> loops_;    // loops with constant ranges around here
+  SourceLoc loc_;
+};
+
+}  // namespace
+
+ThreadSlice slice_by_thread(const AllocateNode& a, const KernelPlan& plan,
+                            const std::vector<std::string>& enclosing) {
+  SliceByThread slicer(a, plan, enclosing);
+  ThreadSlice out;
+  out.body = slicer.mutate(a.body);
+  out.elements = std::max<int64_t>(slicer.elements, 1);
+  return out;
+}
+
+}  // namespace tirc::llvm_gen
