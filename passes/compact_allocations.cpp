@@ -1,6 +1,8 @@
 // compact-allocations: an allocation that only one loop uses, and that each
 // iteration of that loop fills before reading, becomes a smaller allocation
-// inside the loop holding one iteration's part.
+// inside the loop holding one iteration's part (or one as large, when the
+// loop is inside a thread-bound loop: the CUDA generator needs a block's
+// shared tiles and accumulators inside its kernel).
 //
 // Why: a producer or epilogue computed per outer iteration (compute_at,
 // reverse_compute_at: a conv's pad, its bias+clip) still writes a whole-size
@@ -342,7 +344,8 @@ class Compactor {
       : alloc_(alloc), loop_(loop), all_(alloc.buffer_var.get()) {}
 
   // The new index of every access, or nullopt when the rule does not hold at this loop.
-  std::optional<std::unordered_map<const void*, Expr>> plan() {
+  // into_kernel: L is inside a thread-bound loop.
+  std::optional<std::unordered_map<const void*, Expr>> plan(bool into_kernel) {
     all_.visit(loop_.body);
     if (all_.other_use || all_.vector_access) return std::nullopt;
     for (const Access& a : all_.accesses) {
@@ -357,7 +360,10 @@ class Compactor {
     box_.emplace(all_.defined, ranges_);
     if (!box_->build(*writers)) return std::nullopt;
     auto whole = as_const_int(alloc_.extents.at(0));
-    if (!whole || box_->size() >= *whole) return std::nullopt;  // (bytes: compact_allocations)
+    // Smaller, or (kept_thread_bindings) as large but moved into a GPU kernel,
+    // whose code generator needs it there (bytes: compact_allocations).
+    if (!whole || box_->size() > *whole || (box_->size() == *whole && !into_kernel))
+      return std::nullopt;
     std::unordered_map<const void*, Expr> out;
     for (const Access& a : all_.accesses) {
       auto index = box_->index(a.index);
@@ -554,8 +560,11 @@ class CompactionFinder : public StmtVisitor {
     for (size_t i = common.size(); i-- > 0;) {
       const ForNode* loop = common[i];
       if (loop->for_kind != ForKind::Serial && loop->for_kind != ForKind::Parallel) continue;
+      const bool into_kernel =
+          std::any_of(common.begin(), common.begin() + static_cast<std::ptrdiff_t>(i),
+                      [](const ForNode* f) { return f->for_kind == ForKind::ThreadBinding; });
       Compactor compactor(a, *loop);
-      if (auto indices = compactor.plan())
+      if (auto indices = compactor.plan(into_kernel))
         return Found{loop, compactor.size(), std::move(*indices)};
     }
     return std::nullopt;

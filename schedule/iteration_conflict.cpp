@@ -426,9 +426,11 @@ std::string in_block(const std::string& block) {
 
 }  // namespace
 
-std::optional<std::string> iteration_conflict(const StmtPath& path) {
+std::optional<std::string> iteration_conflict(const StmtPath& path, const std::string& thread_tag) {
   const ForNode* loop = path.node().as<ForNode>();
   if (!loop) return std::nullopt;
+  const std::string& tag = thread_tag.empty() ? loop->thread_tag : thread_tag;
+  const bool per_gpu_block = tag.rfind("blockIdx.", 0) == 0;
   const std::string& name = loop->loop_var->name;
   std::vector<std::pair<Var, Range>> outer;
   for (const ForNode* f : enclosing_loops(path))
@@ -444,11 +446,14 @@ std::optional<std::string> iteration_conflict(const StmtPath& path) {
     return "cannot prove the iterations of loop " + name + " are independent: " + *collect.opaque;
 
   // One separation per digit of a fused loop, else one for the loop itself.
+  if (per_gpu_block)
+    std::erase_if(collect.accesses, [](const Access& a) { return a.buffer->scope == "shared"; });
   std::vector<Access> all = collect.accesses;
   std::vector<Separation> levels;
   if (std::optional<Digits> digits = digits_of(loop, all)) {
     for (Access& a : all)
-      for (Range& r : a.box) r = Range{substitute(r.min, digits->value), substitute(r.extent, digits->value)};
+      for (Range& r : a.box)
+        r = Range{substitute(r.min, digits->value), substitute(r.extent, digits->value)};
     const auto& ds = digits->digits;
     for (size_t t = 0; t < ds.size(); ++t) {
       std::vector<std::pair<Var, Range>> above = outer, below = collect.inner;

@@ -26,7 +26,13 @@ namespace tirc {
 // the function body to a For) could write the same element, or one write an
 // element another reads; nullopt when that is proved impossible. Storage
 // allocated under the loop is private to an iteration and not considered.
-std::optional<std::string> iteration_conflict(const StmtPath& path);
+// For a loop bound (or, with `thread_tag`, being bound) to blockIdx, neither
+// is a buffer in scope "shared": each GPU block has its own. The lowering
+// moves such a buffer into the loop only where each iteration writes what it
+// reads first (compact-allocations), and the CUDA generator refuses one left
+// outside its kernel, so blocks never meet on it.
+std::optional<std::string> iteration_conflict(const StmtPath& path,
+                                              const std::string& thread_tag = {});
 
 // Why a parallel, vectorized or thread-bound loop of `after` (a function body
 // a primitive made from `before`) is not proved free of conflicts, or nullopt.

@@ -55,8 +55,9 @@ static void set_loop_kind(Schedule& sch, LoopRV rv, const std::string& primitive
 
 // Concurrent iterations (threads, vector lanes) must not write an element
 // another iteration writes or reads.
-static void check_no_write_conflict(const LoopAt& at, const std::string& primitive) {
-  if (auto why = iteration_conflict(at.path)) throw ScheduleError(primitive, *why);
+static void check_no_write_conflict(const LoopAt& at, const std::string& primitive,
+                                    const std::string& thread_tag = {}) {
+  if (auto why = iteration_conflict(at.path, thread_tag)) throw ScheduleError(primitive, *why);
 }
 
 void Schedule::parallel(LoopRV loop) {
@@ -93,7 +94,7 @@ void Schedule::bind(LoopRV loop, const std::string& thread_axis) {
     throw ScheduleError(
         "bind", "unknown thread axis \"" + thread_axis + "\" for loop " + at.loop->loop_var->name);
   check_data_parallel(*this, at, "bind");
-  check_no_write_conflict(at, "bind");
+  check_no_write_conflict(at, "bind", thread_axis);
   set_loop_kind(*this, loop, "bind", ForKind::ThreadBinding, thread_axis);
   record(
       Instruction{"bind", {}, {{"loop", trace_rv(loop)}, {"thread_axis", thread_axis}}, {}, false});

@@ -149,6 +149,14 @@ void FunctionEmitter::launch(const Stmt& s) {
 }
 
 void FunctionEmitter::device_allocate(const AllocateNode& a) {
+  // The schedule's race proofs take a "shared" buffer to be each GPU block's
+  // own (schedule/iteration_conflict.h): in device memory the blocks would share it.
+  if (a.scope == "shared")
+    refuse("allocation " + a.buffer_var->name +
+               " in scope \"shared\" is outside every kernel: shared memory is a GPU block's "
+               "own, so it must be allocated inside the blockIdx loops (the lowering moves it "
+               "there only when each block writes what it reads)",
+           loc_);
   const int64_t elems =
       constant_elements(a.extents, "allocation " + a.buffer_var->name, loc_) * a.dtype.lanes();
   const int64_t bytes = std::max<int64_t>(elems * a.dtype.element_of().bytes(), 1);

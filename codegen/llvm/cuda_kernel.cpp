@@ -262,6 +262,8 @@ void FunctionEmitter::thread_loop(const ForNode& f) {
 }
 
 void FunctionEmitter::kernel_allocate(const AllocateNode& a) {
+  kernel_allocations_.insert(a.buffer_var.get());
+  if (a.scope == "local") private_buffers_.insert(a.buffer_var.get());
   const int64_t lanes = a.dtype.lanes();
   const int64_t element_bytes = a.dtype.element_of().bytes();
   const int64_t elems = constant_elements(a.extents, "allocation " + a.buffer_var->name, loc_);
@@ -305,6 +307,87 @@ void FunctionEmitter::kernel_allocate(const AllocateNode& a) {
            loc_);
   }
   unbind(a.buffer_var);
+  kernel_allocations_.erase(a.buffer_var.get());
+  private_buffers_.erase(a.buffer_var.get());
+}
+
+namespace {
+
+// The memory a statement touches, by buffer storage (kernel_seq's barriers).
+class MemoryUser : public StmtVisitor {
+ public:
+  MemoryUser(MemoryUse& out, const VarSet& kernel_allocations, bool noalias)
+      : out_(out), kernel_allocations_(kernel_allocations), noalias_(noalias) {}
+
+ private:
+  // The storage a buffer variable stands for: nullptr, all of global memory,
+  // for a parameter (or host allocation) that may alias another.
+  const VarNode* key(const VarNode* v) const {
+    return noalias_ || inside_.count(v) || kernel_allocations_.count(v) ? v : nullptr;
+  }
+  void note(const VarNode* v, bool write) {
+    if (private_.count(v)) return;
+    (write ? out_.writes : out_.reads).insert(key(v));
+  }
+  void visit_allocate(const AllocateNode* n) override {
+    inside_.insert(n->buffer_var.get());
+    // One thread's own (inside its threadIdx loops, or its part of a local
+    // tile): no other thread sees it.
+    if (n->scope == "local") private_.insert(n->buffer_var.get());
+    StmtVisitor::visit_allocate(n);
+  }
+  void visit_load(const BufferLoadNode* n) override {
+    note(n->buffer->data.get(), false);
+    StmtVisitor::visit_load(n);
+  }
+  void visit_store(const BufferStoreNode* n) override {
+    note(n->buffer->data.get(), true);
+    StmtVisitor::visit_store(n);
+  }
+  void visit_call(const CallNode* n) override {
+    // An address handed on: read and written, for all this walk knows.
+    if (n->op == kAddressOf && !n->args.empty())
+      if (auto* load = n->args[0].as<BufferLoadNode>()) note(load->buffer->data.get(), true);
+    StmtVisitor::visit_call(n);
+  }
+  void visit_var(const VarNode* v) override {
+    if (v->dtype.is_handle()) {
+      note(v, true);
+      note(v, false);
+    }
+  }
+
+  MemoryUse& out_;
+  const VarSet& kernel_allocations_;
+  bool noalias_;
+  VarSet inside_, private_;
+};
+
+}  // namespace
+
+bool MemoryUse::conflicts(const MemoryUse& later) const {
+  auto meets = [](const std::set<const VarNode*>& a, const std::set<const VarNode*>& b) {
+    for (const VarNode* v : a)
+      if (b.count(v) || (v == nullptr && !b.empty()) || b.count(nullptr)) return true;
+    return false;
+  };
+  return meets(writes, later.reads) || meets(writes, later.writes) || meets(reads, later.writes);
+}
+
+void MemoryUse::add(const MemoryUse& other) {
+  reads.insert(other.reads.begin(), other.reads.end());
+  writes.insert(other.writes.begin(), other.writes.end());
+}
+
+MemoryUse FunctionEmitter::memory_use(const Stmt& s) const {
+  MemoryUse out;
+  MemoryUser user(out, kernel_allocations_, noalias_);
+  user.visit(s);
+  for (const VarNode* v : private_buffers_) {
+    out.reads.erase(v);
+    out.writes.erase(v);
+  }
+  return out;
 }
 
 bool FunctionEmitter::among_threads() const {
@@ -322,23 +405,30 @@ void FunctionEmitter::barrier() {
 }
 
 void FunctionEmitter::kernel_seq(const SeqStmtNode& s) {
-  // Outside some threadIdx loops, what one statement's threadIdx loops (or
-  // its store by thread 0) wrote is read by other threads in the next: all
-  // wait in between.
-  const bool shared = among_threads();
-  bool previous_threaded = false;
-  for (size_t i = 0; i < s.seq.size(); ++i) {
-    const bool threaded = shared && has_thread_loop(s.seq[i]);
-    if (i > 0 && (previous_threaded || threaded)) barrier();
-    previous_threaded = threaded;
-    stmt(s.seq[i]);
+  // Outside some threadIdx loops, a statement may read or write what another
+  // thread wrote or read since the last barrier: all wait first.
+  if (!among_threads()) {
+    for (const Stmt& c : s.seq) stmt(c);
+    return;
+  }
+  MemoryUse pending;
+  for (const Stmt& c : s.seq) {
+    const MemoryUse use = memory_use(c);
+    if (pending.conflicts(use)) {
+      barrier();
+      pending = {};
+    }
+    pending.add(use);
+    stmt(c);
   }
 }
 
 void FunctionEmitter::kernel_loop_end(const ForNode& f) {
-  // The next iteration's threadIdx loops may overwrite what this one's read
-  // (a tile in shared memory, loaded again): all wait first.
-  if (among_threads() && has_thread_loop(f.body)) barrier();
+  // The next iteration may overwrite what this one read or wrote (a tile in
+  // shared memory, loaded again): all wait first.
+  if (!among_threads() || as_const_int(f.extent).value_or(2) <= 1) return;
+  const MemoryUse use = memory_use(f.body);
+  if (use.conflicts(use)) barrier();
 }
 
 void FunctionEmitter::kernel_store(const BufferStoreNode& s) {

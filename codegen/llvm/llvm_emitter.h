@@ -7,12 +7,14 @@
 #include <llvm/IR/Module.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "codegen/llvm/generator.h"
 #include "ir/function.h"
+#include "ir/var_use.h"
 
 namespace tirc::llvm_gen {
 
@@ -59,6 +61,15 @@ enum class Role : unsigned char { cpu, cuda_host, cuda_device };
 
 struct KernelPlan;  // cuda_emitter.h
 
+// What a statement of a CUDA kernel reads and writes, by buffer storage (a
+// null entry: global memory that may alias any), one thread's own left out.
+struct MemoryUse {
+  std::set<const VarNode*> reads, writes;
+  // Whether `later` touches what this wrote, or writes what this read.
+  bool conflicts(const MemoryUse& later) const;
+  void add(const MemoryUse& other);
+};
+
 class FunctionEmitter {
  public:
   // An entry function `fn` (already declared with the ABI's parameters).
@@ -99,6 +110,7 @@ class FunctionEmitter {
   void kernel_allocate(const AllocateNode& a);
   void kernel_seq(const SeqStmtNode& s);
   void kernel_loop_end(const ForNode& f);
+  MemoryUse memory_use(const Stmt& s) const;
   // Outside some launched threadIdx loops: the block's threads share what is here.
   bool among_threads() const;
   void barrier();
@@ -160,6 +172,8 @@ class FunctionEmitter {
   std::vector<std::string> thread_tags_;    // CUDA kernel: threadIdx tags around here
   std::vector<std::string> guarded_loops_;  // CUDA kernel: guarded threadIdx loops around here
   int64_t shared_bytes_ = 0;                // CUDA kernel: static shared memory so far
+  VarSet kernel_allocations_;               // CUDA kernel: allocations around here
+  VarSet private_buffers_;                  // ... of them in scope "local" (one thread's)
   int next_kernel_ = 0;                     // CUDA host: kernels of this function so far
 };
 

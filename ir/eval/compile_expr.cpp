@@ -398,6 +398,7 @@ Access compile_access(CompileContext& cx, const Buffer& buffer, const std::vecto
   a.view = cx.view_for_access(buffer);
   a.elem = buffer->dtype;
   a.buffer_name = buffer->name;
+  a.gpu_block_own = buffer->scope == "shared";
   a.where = cx.where();
   a.is_store = store;
   for (const Expr& i : indices) a.indices.push_back(compile_int(cx, i));

@@ -419,6 +419,7 @@ class StmtCompiler {
     a.view = cx_.view_for_access(b);
     a.elem = b->dtype;
     a.buffer_name = b->name;
+    a.gpu_block_own = b->scope == "shared";
     a.where = cx_.where();
     a.is_store = true;
     for (const Expr& i : s.indices) a.indices.push_back(compile_int(cx_, i));

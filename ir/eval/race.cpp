@@ -60,7 +60,7 @@ void RaceChecker::record(const Access& a, Frame& f, int lane, const uint8_t* add
   const size_t first = private_.empty() ? 0 : private_depth(key);
   for (size_t k = first; k < active_; ++k) {
     Scope& s = scopes_[k];
-    if (!s.checked) continue;
+    if (!s.checked || (a.gpu_block_own && s.loop->gpu_block())) continue;
     Seen& e = s.seen[key];
     const int64_t t = s.iter;
     const std::string& v = s.loop->var;

@@ -36,6 +36,7 @@ struct CheckedLoop {
   // loop's lanes still compute like the serial loop, so it is checked but not
   // shuffled.
   bool shuffled() const { return kind != ForKind::Vectorized; }
+  bool gpu_block() const { return thread_tag.rfind("blockIdx.", 0) == 0; }
   std::string describe() const;  // "parallel loop i", "thread-bound loop tx (threadIdx.x)"
 };
 

@@ -83,6 +83,9 @@ struct Access {
   int view = 0;
   DataType elem;
   std::string buffer_name;
+  // Scope "shared": each GPU block has its own, so iterations of a blockIdx
+  // loop never meet on it (schedule/iteration_conflict.h says why that holds).
+  bool gpu_block_own = false;
   std::vector<IExprPtr> indices;
   const Where* where = nullptr;
   bool is_store = false;

@@ -323,7 +323,8 @@ TEST_CASE("compact-allocations: a convolution row whose columns partition-loops 
       "            vi, vj, vc, vki, vkj = T.axis.remap(\"SSSRR\", [i, j, c, ki, kj])\n"
       "            with T.init():\n"
       "                Y[vi, vj, vc] = T.float32(0)\n"
-      "            Y[vi, vj, vc] = Y[vi, vj, vc] + T.if_then_else(0 <= vi + vki - 1 and vi + vki - 1 "
+      "            Y[vi, vj, vc] = Y[vi, vj, vc] + T.if_then_else(0 <= vi + vki - 1 and vi + vki - "
+      "1 "
       "< 8 and 0 <= vj + vkj - 1 and vj + vkj - 1 < 10, X[vi + vki - 1, vj + vkj - 1, vc], "
       "T.float32(0)) * W[vki, vkj, vc]\n"
       "    for i, j, c in T.grid(8, 10, 4):\n"
@@ -346,4 +347,39 @@ TEST_CASE("compact-allocations: a convolution row whose columns partition-loops 
   INFO(eq.message);
   REQUIRE(eq.equal);
   x86test::expect_same_all_targets(lowered);
+}
+
+TEST_CASE("compact-allocations: a GPU block's tile moves into its kernel at full size",
+          "[passes][compact]") {
+  // One block of 64 threads: the tile is the whole buffer, so nothing shrinks,
+  // but the CUDA generator needs it inside the blockIdx loop.
+  PrimFunc f =
+      tir(kParams, kViews +
+                       "    for bx in T.thread_binding(1, thread=\"blockIdx.x\"):\n"
+                       "        for u in range(1):\n"
+                       "            for tx in T.thread_binding(64, thread=\"threadIdx.x\"):\n"
+                       "                for i in range(4):\n"
+                       "                    B_1[i * 64 + tx] = A_1[i * 64 + tx]\n"
+                       "            for tx in T.thread_binding(64, thread=\"threadIdx.x\"):\n"
+                       "                for i in range(4):\n"
+                       "                    C_1[i * 64 + tx] = B_1[i * 64 + tx] * T.float32(2)\n");
+  PrimFunc out = compact_allocations(f);
+  INFO(print_func(out, "main"));
+  auto p = placements(out);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].extent == 256);
+  CHECK(p[0].loop == "u");
+  EquivResult eq = check_equivalent(f, out, 2);
+  INFO(eq.message);
+  CHECK(eq.equal);
+  // Outside thread-bound loops a move that shrinks nothing is not made.
+  PrimFunc cpu = tir(kParams, kViews +
+                                  "    for u in range(1):\n"
+                                  "        for i, j in T.grid(4, 64):\n"
+                                  "            B_1[i * 64 + j] = A_1[i * 64 + j]\n"
+                                  "        for i, j in T.grid(4, 64):\n"
+                                  "            C_1[i * 64 + j] = B_1[i * 64 + j] * T.float32(2)\n");
+  auto q = placements(compact_allocations(cpu));
+  REQUIRE(q.size() == 1);
+  CHECK(q[0].loop == "");
 }

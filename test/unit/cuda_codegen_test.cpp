@@ -95,7 +95,7 @@ TEST_CASE("cuda: every example under the GPU rules", "[cuda]") {
 TEST_CASE("cuda: hand-written kernels with shared memory, barriers and guards", "[cuda]") {
   REQUIRE_CUDA_TOOLKIT();
   test::CudaBundle bundle("kernels");
-  for (const char* name : {"shared_matmul", "block_store", "tiled_matmul"}) {
+  for (const char* name : {"shared_matmul", "block_store", "tiled_matmul", "block_branch"}) {
     const fs::path p = fs::path(TIRC_SOURCE_DIR) / "test/unit/cuda" / (std::string(name) + ".tir");
     std::ifstream in(p);
     std::stringstream text;
@@ -408,6 +408,14 @@ TEST_CASE("cuda: kernels the generator refuses, and why", "[cuda]") {
                                     options, LlvmOutput::assembly),
                       Contains("a constant is bound inside a kernel"));
   }
+  CHECK_THAT(cuda_error("    S_data = T.allocate([64], \"float32\", \"shared\")\n"
+                        "    S = T.Buffer((64,), data=S_data, scope=\"shared\")\n"
+                        "    for t in T.thread_binding(64, thread=\"threadIdx.x\"):\n"
+                        "        S[t] = A[t]\n"
+                        "    for t in T.thread_binding(64, thread=\"threadIdx.x\"):\n"
+                        "        B[t] = S[63 - t]\n"),
+             Contains("line 3: ") &&
+                 Contains("allocation S_data in scope \"shared\" is outside every kernel"));
   // A statement with no thread-bound loop runs on one thread: slow, but right.
   CHECK(cuda_error("    for i in range(64):\n        B[i] = A[i]\n") == "");
 }

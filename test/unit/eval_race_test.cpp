@@ -303,3 +303,35 @@ TEST_CASE("race: shuffled order permutes parallel iterations, deterministically"
   o.shuffle_seed = 4;
   CHECK(outputs(vec, o)[0].get_int(0) == 15);
 }
+
+TEST_CASE("race: a shared-scope buffer is each GPU block's own, and its threads'", "[eval][race]") {
+  // Every block writes the same element of S: in scope "shared" each block
+  // has its own; in global memory the blocks race.
+  const std::string body = R"(def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    S = T.alloc_buffer((1,), scope="SCOPE")
+    for bx in T.thread_binding(4, thread="blockIdx.x"):
+        with T.block("S"):
+            S[0] = A[0]
+        with T.block("C"):
+            C[bx] = S[0] + A[bx]
+)";
+  auto with_scope = [&](const std::string& scope) {
+    std::string text = body;
+    text.replace(text.find("SCOPE"), 5, scope);
+    return parse(text);
+  };
+  CHECK(race_of(with_scope("shared")) == "");
+  CHECK(race_of(with_scope("global")) ==
+        "race in thread-bound loop bx (blockIdx.x): iterations bx=0 and bx=1 both write S[0] in "
+        "block \"S\"");
+  // Threads of one block share it.
+  PrimFunc threads = parse(R"(def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    S = T.alloc_buffer((1,), scope="shared")
+    for tx in T.thread_binding(4, thread="threadIdx.x"):
+        with T.block("S"):
+            S[0] = A[tx]
+)");
+  CHECK(race_of(threads) ==
+        "race in thread-bound loop tx (threadIdx.x): iterations tx=0 and tx=1 both write S[0] in "
+        "block \"S\"");
+}

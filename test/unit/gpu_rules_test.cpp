@@ -225,15 +225,16 @@ TEST_CASE("gpu rules: CPU targets keep the CPU rules", "[rules][gpu]") {
   }
 }
 
-TEST_CASE("gpu rules: a 256x256x256 matmul gets a 4x4 register tile per thread", "[rules][gpu]") {
+TEST_CASE("gpu rules: a 256x256x256 matmul gets shared-memory tiles and 4x4 register tiles",
+          "[rules][gpu]") {
   const IRModule m = matmul(256);
   const AutoScheduleResult r = auto_schedule(m, cuda());
   const BlockReport& b = report_of(r, "C");
   INFO(b.note);
   CHECK(b.rule == "gpu-tile-contraction");
   CHECK(b.note ==
-        "register tile 4x4 per thread, 16x16 threads per block, 4x4 blocks over a 256x256 "
-        "output");
+        "shared-memory tiles of 64x16 and 16x64, register tile 4x4 per thread, 16x16 threads per "
+        "block, 4x4 blocks over a 256x256 output");
   const std::string printed = print_func(r.schedule.mod().at("main"));
   INFO(printed);
   for (const char* bound :
@@ -241,34 +242,72 @@ TEST_CASE("gpu rules: a 256x256x256 matmul gets a 4x4 register tile per thread",
         "T.thread_binding(16, thread=\"threadIdx.y\")",
         "T.thread_binding(16, thread=\"threadIdx.x\")"})
     CHECK(printed.find(bound) != std::string::npos);
-  // The accumulators: a cache in local scope, its init and write-back with
-  // the update in each thread, the tile loops unrolled; no predicate.
-  CHECK(printed.find("scope=\"local\"") != std::string::npos);
-  CHECK(printed.find("with T.block(\"C_init\")") != std::string::npos);
-  CHECK(printed.find("with T.block(\"C_local\")") != std::string::npos);
-  CHECK(printed.find("for k in range(256)") != std::string::npos);
-  CHECK(printed.find("T.unroll(4)") != std::string::npos);
+  // The accumulators a cache in local scope around the k loop of 16 steps,
+  // the operands' tiles caches in shared scope inside it.
+  for (const char* part : {"scope=\"local\"", "scope=\"shared\"", "with T.block(\"C_init\")",
+                           "with T.block(\"C_local\")", "with T.block(\"A_shared\")",
+                           "with T.block(\"B_shared\")", "for k_0 in range(16)", "T.unroll(4)"})
+    CHECK(printed.find(part) != std::string::npos);
   CHECK(printed.find("T.where(") == std::string::npos);
+  // Lowered for the GPU: the block's 64x64 accumulators and its two 64x16
+  // tiles inside the kernel.
+  const std::string lowered = print_func(lower(r.schedule.mod().at("main"), LowerOptions{true}));
+  INFO(lowered);
+  CHECK(lowered.find("T.allocate([4096], \"float32\", \"local\")") != std::string::npos);
+  CHECK(lowered.find("T.allocate([1024], \"float32\", \"shared\")") != std::string::npos);
+  check_gpu_schedule(m, "matmul 256", 1);
+}
+
+TEST_CASE("gpu rules: a reduction of no whole steps keeps a 4x4 register tile per thread",
+          "[rules][gpu]") {
+  // C[256, 256] = A[256, 40] * B[40, 256]: 40 is no multiple of 16.
+  std::string text = slurp(kSource + "/examples/matmul.tir");
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"A: T.Buffer((64, 64)", "A: T.Buffer((256, 40)"},
+           {"B: T.Buffer((64, 64)", "B: T.Buffer((40, 256)"},
+           {"C: T.Buffer((64, 64)", "C: T.Buffer((256, 256)"},
+           {"T.grid(64, 64, 64)", "T.grid(256, 256, 40)"}}) {
+    const size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  }
+  const IRModule m = parse_module(text, "matmul_256x256x40.tir");
+  const AutoScheduleResult r = auto_schedule(m, cuda());
+  const BlockReport& b = report_of(r, "C");
+  INFO(b.note);
+  CHECK(b.rule == "gpu-tile-contraction");
+  CHECK(b.note ==
+        "register tile 4x4 per thread, 16x16 threads per block, 4x4 blocks over a 256x256 output "
+        "(no shared-memory tiles: the reduction's 40 iterations are not several steps of 16)");
+  const std::string printed = print_func(r.schedule.mod().at("main"));
+  INFO(printed);
+  // The accumulators: a cache in local scope, its init and write-back with
+  // the update in each thread, the tile loops unrolled.
+  CHECK(printed.find("scope=\"local\"") != std::string::npos);
+  CHECK(printed.find("scope=\"shared\"") == std::string::npos);
+  CHECK(printed.find("for k in range(40)") != std::string::npos);
+  CHECK(printed.find("T.unroll(4)") != std::string::npos);
   // Lowered for the GPU: 16 accumulators of each thread's own.
   const std::string lowered = print_func(lower(r.schedule.mod().at("main"), LowerOptions{true}));
   INFO(lowered);
   CHECK(lowered.find("T.allocate([16], \"float32\", \"local\")") != std::string::npos);
-  check_gpu_schedule(m, "matmul 256", 1);
+  check_gpu_schedule(m, "matmul 256x256x40", 1);
 }
 
 TEST_CASE("gpu rules: batch matmul, convolution and int8 matmul get register tiles",
           "[rules][gpu]") {
   const std::vector<std::pair<const char*, const char*>> cases = {
       {"batch_matmul.tir",
-       "register tile 4x4 per thread, 8x8 threads per block, 1x1 blocks x 2 on blockIdx.z over "
-       "a 32x32 output"},
+       "shared-memory tiles of 32x8 and 8x32, register tile 4x4 per thread, 8x8 threads per "
+       "block, 1x1 blocks x 2 on blockIdx.z over a 32x32 output"},
       // Rows: the output channels (the weights vary along them, the data
       // does not); the tiles shrink to give a warp of threads.
       {"conv2d_nchw.tir",
        "register tile 2x1 per thread, 4x8 threads per block, 1x1 blocks x 8 on blockIdx.z over "
-       "a 8x8 output"},
+       "a 8x8 output (no shared-memory tiles: more than one reduction loop)"},
       {"int8_matmul_int32_acc.tir",
-       "register tile 4x4 per thread, 8x8 threads per block, 1x1 blocks over a 32x32 output"},
+       "shared-memory tiles of 32x8 and 8x32, register tile 4x4 per thread, 8x8 threads per "
+       "block, 1x1 blocks over a 32x32 output"},
   };
   for (const auto& [file, note] : cases) {
     INFO(file);
@@ -314,10 +353,11 @@ TEST_CASE("gpu rules: larger convolutions get 4x4 register tiles and compute the
   const std::vector<std::tuple<const IRModule*, const char*, const char*>> cases = {
       {&conv, "conv",
        "register tile 4x4 per thread, 8x4 threads per block, 1x1 blocks x 16 on blockIdx.z over a "
-       "32x16 output, 1 batch loop serial in each thread"},
+       "32x16 output, 1 batch loop serial in each thread (no shared-memory tiles: more than one "
+       "reduction loop)"},
       {&depthwise, "depthwise_conv2d",
        "register tile 4x4 per thread, 8x8 threads per block, 1x1 blocks x 8 on blockIdx.z over a "
-       "32x32 output"},
+       "32x32 output (no shared-memory tiles: more than one reduction loop)"},
   };
   for (const auto& [m, block, note] : cases) {
     const AutoScheduleResult r = auto_schedule(*m, cuda());

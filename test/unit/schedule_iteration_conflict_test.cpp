@@ -289,3 +289,43 @@ TEST_CASE("the parallel legality check costs the same at any extent",
     CHECK(sch.trace().size() >= 2);
   }
 }
+
+TEST_CASE("a shared-scope tile is each GPU block's own, not each thread's",
+          "[schedule][loops][conflict]") {
+  // Every row of blocks copies the same row of A into a tile and uses it.
+  const std::string text = R"(@T.prim_func
+def main(A: T.Buffer((16,), "float32"), C: T.Buffer((4, 16), "float32")):
+    for i, j in T.grid(4, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = A[vj] * T.float32(2)
+)";
+  for (const char* scope : {"shared", "global"}) {
+    INFO(scope);
+    IRModule m = parse(text);
+    Schedule sch(m);
+    const BlockRV c = sch.get_block("C");
+    const BlockRV tile = sch.cache_read(c, 0, scope);
+    std::vector<LoopRV> loops = sch.get_loops(c);
+    sch.compute_at(tile, loops[0]);
+    if (std::string(scope) == "shared") {
+      // Each block has its own tile: the rows of blocks never meet on it.
+      sch.bind(loops[0], "blockIdx.x");
+      expect_sound(m, sch);
+    } else {
+      expect_refused(
+          sch, [&] { sch.bind(loops[0], "blockIdx.x"); },
+          "bind: block A_global writes A_global at the same place in every iteration of loop i");
+    }
+  }
+  // Threads of one block do share it.
+  IRModule m = parse(text);
+  Schedule sch(m);
+  const BlockRV c = sch.get_block("C");
+  const BlockRV tile = sch.cache_read(c, 0, "shared");
+  std::vector<LoopRV> loops = sch.get_loops(c);
+  sch.compute_at(tile, loops[0]);
+  expect_refused(
+      sch, [&] { sch.bind(loops[0], "threadIdx.x"); },
+      "bind: block A_shared writes A_shared at the same place in every iteration of loop i");
+}

@@ -25,7 +25,9 @@
 // they cannot give a register tile the rule declines and bind-gpu-threads
 // takes the block.
 #include <algorithm>
+#include <numeric>
 #include <string>
+#include <variant>
 
 #include "ir/functor.h"
 #include "passes/pipeline.h"
@@ -98,33 +100,191 @@ Split3 split3(Schedule& sch, LoopRV loop, const Axis& model, int max_tile, const
 }
 
 // Whether lowering `f` for the GPU gives an allocation of `elements` in
-// scope "local" inside threadIdx loops: the per-thread tile that
-// compact-allocations makes of the cache.
-bool local_tile_in_threads(const PrimFunc& f, int64_t elements) {
+// scope "local" inside threadIdx loops (`in_threads`: the per-thread tile
+// that compact-allocations makes of the cache) or, for shared-memory tiles,
+// inside the blockIdx loops (the block's tile, which the generator gives each
+// thread its part of), with every "shared" allocation inside them too.
+bool local_tile_placed(const PrimFunc& f, int64_t elements, bool in_threads) {
   struct Find : StmtVisitor {
     int64_t elements = 0;
-    int thread_loops = 0;
-    bool found = false;
+    bool in_threads = true;
+    int thread_loops = 0, block_loops = 0;
+    bool found = false, shared_outside = false;
     void visit_for(const ForNode* n) override {
-      const bool thread =
-          n->for_kind == ForKind::ThreadBinding && n->thread_tag.rfind("threadIdx", 0) == 0;
+      const bool bound = n->for_kind == ForKind::ThreadBinding;
+      const bool thread = bound && n->thread_tag.rfind("threadIdx", 0) == 0;
       thread_loops += thread;
+      block_loops += bound && !thread;
       StmtVisitor::visit_for(n);
       thread_loops -= thread;
+      block_loops -= bound && !thread;
     }
     void visit_allocate(const AllocateNode* n) override {
-      if (thread_loops > 0 && n->scope == "local" && n->extents.size() == 1)
+      if (n->scope == "shared" && block_loops == 0) shared_outside = true;
+      if ((in_threads ? thread_loops > 0 : block_loops > 0 && thread_loops == 0) &&
+          n->scope == "local" && n->extents.size() == 1)
         found |= as_const_int(n->extents[0]).value_or(-1) == elements;
       StmtVisitor::visit_allocate(n);
     }
   } find;
   find.elements = elements;
+  find.in_threads = in_threads;
   find.visit(lower(f, LowerOptions{true})->body);
-  return find.found;
+  return find.found && !find.shared_outside;
 }
 
 std::string times(int64_t a, int64_t b) {
   return std::to_string(a) + "x" + std::to_string(b);
+}
+
+// What gpu_tile_contraction found in the nest.
+struct Found {
+  const BlockNest& nest;
+  const BlockNode& block;
+  const ContractionUpdate& u;
+  int il, jl, z;  // the rows', the columns' and the blockIdx.z loop (-1: none)
+  const std::vector<int>& batch;
+  const std::vector<int>& reduce;
+  Axis rows, cols;
+};
+
+// The operand's place in the block's reads (cache_read's index).
+int read_index(const BlockNode& block, const Buffer& b) {
+  for (size_t r = 0; r < block.reads.size(); ++r)
+    if (block.reads[r].buffer == b) return static_cast<int>(r);
+  throw ScheduleError("gpu-tile-contraction", "operand " + b->name + " is not among the reads");
+}
+
+// The loops of `b` after the first `depth` with more than one iteration.
+std::vector<LoopRV> loops_below(Schedule& sch, BlockRV b, size_t depth) {
+  std::vector<LoopRV> out;
+  const std::vector<LoopRV> loops = sch.get_loops(b);
+  for (size_t l = depth; l < loops.size(); ++l)
+    if (sch.loop_info(loops[l]).const_extent.value_or(2) > 1) out.push_back(loops[l]);
+  return out;
+}
+
+// [outer, inner] over the block's threads: outer split by `rows` threads
+// (threadIdx.y), inner by `cols` (threadIdx.x), each thread's remaining
+// iterations inside; the inner threads run along the contiguous index.
+// Returns the loops left inside the threads, or a reason.
+std::variant<std::vector<LoopRV>, std::string> spread_over_threads(Schedule& sch,
+                                                                   const std::vector<LoopRV>& loops,
+                                                                   int64_t rows, int64_t cols,
+                                                                   bool thread_inner_first) {
+  if (loops.size() != 2) return std::to_string(loops.size()) + " loops, not 2";
+  const int64_t outer = *sch.loop_info(loops[0]).const_extent;
+  const int64_t inner = *sch.loop_info(loops[1]).const_extent;
+  if (outer % rows != 0 || inner % cols != 0)
+    return "a " + times(outer, inner) + " tile over " + times(rows, cols) + " threads";
+  // Threads innermost in the index (coalesced: neighbours along threadIdx.x
+  // touch neighbouring elements), or outermost (a thread's own tile).
+  std::vector<LoopRV> o = thread_inner_first ? sch.split(loops[0], {outer / rows, rows})
+                                             : sch.split(loops[0], {rows, outer / rows});
+  std::vector<LoopRV> i = thread_inner_first ? sch.split(loops[1], {inner / cols, cols})
+                                             : sch.split(loops[1], {cols, inner / cols});
+  const LoopRV ty = thread_inner_first ? o[1] : o[0], tx = thread_inner_first ? i[1] : i[0];
+  const LoopRV oy = thread_inner_first ? o[0] : o[1], ox = thread_inner_first ? i[0] : i[1];
+  sch.reorder({ty, tx, oy, ox});
+  sch.bind(ty, "threadIdx.y");
+  sch.bind(tx, "threadIdx.x");
+  return std::vector<LoopRV>{oy, ox};
+}
+
+// The shared-memory form (TVM's classic GPU matmul): per block, a k loop of
+// steps of bk; each step the block's threads copy the A and B tiles it needs
+// into shared memory together, wait, and each thread multiplies its
+// register tile out of them; the accumulators are one "local" buffer of the
+// block's tile alive across the k loop (init before it, write-back after),
+// of which the CUDA generator gives each thread its part:
+//
+//   for by, bx (blockIdx), u in range(1):
+//     for ty, tx (threadIdx): C_local[..] = 0                 (unrolled)
+//     for ko:
+//       for ty, tx: for r: A_shared[..] = A[..]               (coalesced)
+//       for ty, tx: for r: B_shared[..] = B[..]
+//       for ty, tx: for ki: for ri, rj: C_local[..] += A_shared[..] * B_shared[..]
+//     for ty, tx: C[..] = C_local[..]
+//
+// Each A or B element is then read from global memory once per block rather
+// than once per thread row or column. Only a single reduction loop (matmul,
+// batch matmul, a 1x1 convolution) whose tiles are two-dimensional and divide
+// over the threads; otherwise the register-only form is used.
+RuleOutcome shared_tiles(Schedule& sch, BlockRV block, const Found& f, const RuleContext& cx) {
+  if (f.reduce.size() != 1) return {false, "more than one reduction loop"};
+  if (!f.u.b) return {false, "one operand"};
+  const BlockNest& nest = f.nest;
+  const GpuModel& gpu = cx.gpu;
+  const int ra = read_index(f.block, f.u.a->buffer), rb = read_index(f.block, f.u.b->buffer);
+  const BlockRV cache = sch.cache_write(block, 0, "local");
+  const Split3 i = split3(sch, nest.loops[f.il].rv, f.rows, gpu.tile_rows, cx);
+  const Split3 j = split3(sch, nest.loops[f.jl].rv, f.cols, gpu.tile_columns, cx);
+  const int64_t ty_n = i.axis.threads, tx_n = j.axis.threads;
+  const int64_t bk = std::lcm(ty_n, tx_n);
+  const int64_t k_extent = nest.loops[f.reduce.front()].extent;
+  if (k_extent % bk != 0 || k_extent == bk)
+    return {false, "the reduction's " + std::to_string(k_extent) +
+                       " iterations are not several steps of " + std::to_string(bk)};
+  const int64_t bytes = (i.axis.threads * i.axis.tile + j.axis.threads * j.axis.tile) * bk *
+                        f.u.store->value.dtype().bytes();
+  if (ty_n * tx_n > gpu.max_threads_per_block || i.axis.blocks() > gpu.max_grid_yz ||
+      j.axis.blocks() > gpu.max_grid_x || bytes > CudaLimits::max_static_shared_bytes)
+    return {false, "drew " + times(ty_n, tx_n) + " threads of " + times(i.axis.tile, j.axis.tile) +
+                       " tiles, past the limits"};
+  const std::vector<LoopRV> k = sch.split(nest.loops[f.reduce.front()].rv, {k_extent / bk, bk});
+
+  std::vector<LoopRV> order;
+  if (f.z >= 0) order.push_back(nest.loops[f.z].rv);
+  order.push_back(i.blocks);
+  order.push_back(j.blocks);
+  for (int b : f.batch)
+    if (b != f.z) order.push_back(nest.loops[b].rv);
+  const size_t depth = order.size();  // the unit loop's place among the loops
+  for (LoopRV l : {k[0], i.threads, j.threads, k[1], i.tile, j.tile}) order.push_back(l);
+  sch.reorder(order);
+  if (f.z >= 0) sch.bind(nest.loops[f.z].rv, "blockIdx.z");
+  sch.bind(i.blocks, "blockIdx.y");
+  sch.bind(j.blocks, "blockIdx.x");
+  sch.bind(i.threads, "threadIdx.y");
+  sch.bind(j.threads, "threadIdx.x");
+  sch.unroll(i.tile);
+  sch.unroll(j.tile);
+
+  const LoopRV unit = sch.add_unit_loop(k[0]);
+  sch.reverse_compute_at(cache, unit);
+  const BlockRV init = sch.decompose_reduction(block, k[0]);
+  for (int r : {ra, rb}) {
+    const BlockRV copy = sch.cache_read(block, r, "shared");
+    sch.compute_at(copy, k[0]);
+    auto left = spread_over_threads(sch, loops_below(sch, copy, depth + 2), ty_n, tx_n, true);
+    if (auto* why = std::get_if<std::string>(&left))
+      return {false, "the shared tile of " + sch.get(copy) + " is " + *why};
+  }
+  // The init has the compute's thread and tile loops (copies); the write-back
+  // one loop per dimension of the block's tile, split the same way.
+  const std::vector<LoopRV> init_loops = loops_below(sch, init, depth + 1);
+  if (init_loops.size() != 4) return {false, "the init is not a thread's tile"};
+  for (size_t l = 0; l < 4; ++l) {
+    const LoopInfo info = sch.loop_info(init_loops[l]);
+    if (l < 2 && info.kind != ForKind::ThreadBinding)
+      sch.bind(init_loops[l], l == 0 ? "threadIdx.y" : "threadIdx.x");
+    if (l >= 2 && info.kind != ForKind::Unrolled) sch.unroll(init_loops[l]);
+  }
+  auto left = spread_over_threads(sch, loops_below(sch, cache, depth + 1), ty_n, tx_n, false);
+  if (auto* why = std::get_if<std::string>(&left))
+    return {false, "the write-back of the accumulators is " + *why};
+  for (LoopRV l : std::get<std::vector<LoopRV>>(left)) sch.unroll(l);
+
+  const int64_t tile = i.axis.threads * i.axis.tile * j.axis.threads * j.axis.tile;
+  if (!local_tile_placed(sch.func(sch.resolve(block, "gpu-tile-contraction").func), tile, false))
+    return {false, "the lowering keeps the tiles out of the kernel"};
+  std::string note = "shared-memory tiles of " + times(i.axis.threads * i.axis.tile, bk) + " and " +
+                     times(bk, j.axis.threads * j.axis.tile) + ", register tile " +
+                     times(i.axis.tile, j.axis.tile) + " per thread, " + times(ty_n, tx_n) +
+                     " threads per block, " + times(i.axis.blocks(), j.axis.blocks()) + " blocks";
+  if (f.z >= 0 && nest.loops[f.z].extent > 1)
+    note += " x " + std::to_string(nest.loops[f.z].extent) + " on blockIdx.z";
+  return {true, note + " over a " + times(f.rows.extent, f.cols.extent) + " output"};
 }
 
 }  // namespace
@@ -166,6 +326,7 @@ RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext
   if (!reuse) return {false, "no operand is shared along the rows or the columns of a tile"};
 
   const GpuModel& gpu = cx.gpu;
+  std::string no_shared;  // why the shared-memory form was not taken
   Axis rows{nest->loops[il].extent}, cols{nest->loops[jl].extent};
   choose(rows, cols, gpu);
   const std::string shape = times(rows.extent, cols.extent);
@@ -185,6 +346,21 @@ RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext
   if (cols.blocks() > gpu.max_grid_x)
     return {false, "more than " + std::to_string(gpu.max_grid_x) + " blocks of columns"};
 
+  {
+    Schedule trial = sch;
+    RuleOutcome shared;
+    try {
+      shared = shared_tiles(trial, block,
+                            Found{*nest, *blk, u, il, jl, z, batch, reduce, rows, cols}, cx);
+    } catch (const ScheduleError& e) {
+      shared = {false, e.message()};
+    }
+    if (shared.applied) {
+      sch = std::move(trial);
+      return shared;
+    }
+    no_shared = shared.note;
+  }
   const BlockRV cache = sch.cache_write(block, 0, "local");
   const Split3 i = split3(sch, nest->loops[il].rv, rows, gpu.tile_rows, cx);
   const Split3 j = split3(sch, nest->loops[jl].rv, cols, gpu.tile_columns, cx);
@@ -223,7 +399,7 @@ RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext
   sch.bind(bound[first + 3], "threadIdx.x");
 
   const int64_t tile = i.axis.tile * j.axis.tile;
-  if (!local_tile_in_threads(sch.func(sch.resolve(block, "gpu-tile-contraction").func), tile))
+  if (!local_tile_placed(sch.func(sch.resolve(block, "gpu-tile-contraction").func), tile, true))
     return {false, "the lowering keeps the accumulators out of the threads' own memory"};
 
   std::string note = "register tile " + times(i.axis.tile, j.axis.tile) + " per thread, " +
@@ -237,7 +413,7 @@ RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext
   if (serial > 0)
     note += ", " + std::to_string(serial) + " batch loop" + (serial > 1 ? "s" : "") +
             " serial in each thread";
-  return {true, note};
+  return {true, note + " (no shared-memory tiles: " + no_shared + ")"};
 }
 
 }  // namespace tirc
