@@ -298,7 +298,7 @@ void FunctionEmitter::kernel_allocate(const AllocateNode& a) {
         add_global(m_.module, type, false, llvm::GlobalValue::InternalLinkage,
                    llvm::UndefValue::get(type), a.buffer_var->name + ".shared", 3);
     g->setAlignment(llvm::Align(16));
-    bind(a.buffer_var, b_.CreateAddrSpaceCast(g, b_.getPtrTy()));
+    bind(a.buffer_var, g);
     stmt(a.body);
   } else {
     refuse("allocation " + a.buffer_var->name + " (scope \"" + a.scope +

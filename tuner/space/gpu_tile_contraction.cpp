@@ -247,6 +247,7 @@ RuleOutcome shared_tiles(Schedule& sch, BlockRV block, const Found& f, const Rul
   sch.bind(j.blocks, "blockIdx.x");
   sch.bind(i.threads, "threadIdx.y");
   sch.bind(j.threads, "threadIdx.x");
+  sch.unroll(k[1]);
   sch.unroll(i.tile);
   sch.unroll(j.tile);
 
