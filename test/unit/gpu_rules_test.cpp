@@ -42,12 +42,15 @@ std::string slurp(const fs::path& p) {
 }
 
 bool bound_by_gpu_rule(const BlockReport& b) {
-  return b.rule == "gpu-tile-contraction" || b.rule == "bind-gpu-threads";
+  return b.rule == "gpu-tile-contraction" || b.rule == "gpu-thread-reduction" ||
+         b.rule == "bind-gpu-threads";
 }
 
 // Every block reported bound, or with the reason it is not; every kernel
-// (not the entry) equal to its plain form, races checked.
-void check_gpu_schedule(const IRModule& m, const std::string& what, int trials = 2) {
+// (not the entry) equal to its plain form, races checked (within `rtol` where
+// a schedule sums in another order).
+void check_gpu_schedule(const IRModule& m, const std::string& what, int trials = 2,
+                        double rtol = 0) {
   INFO(what);
   const AutoScheduleResult r = auto_schedule(m, cuda());
   INFO("trace:\n" << r.schedule.trace().print());
@@ -64,6 +67,7 @@ void check_gpu_schedule(const IRModule& m, const std::string& what, int trials =
     INFO(name);
     EquivOptions options;
     options.trials = trials;
+    options.rtol = rtol;
     const EquivResult eq = check_equivalent(f, r.schedule.mod().at(name), options);
     INFO(eq.message);
     CHECK(eq.equal);
@@ -160,7 +164,8 @@ TEST_CASE("gpu rules: 40 elements are one block of 64 threads with a predicate",
   CHECK(b.rule == "bind-gpu-threads");
   CHECK(b.note ==
         "loop (40 iterations) into 1 block x 64 threads, predicated (24 threads idle) "
-        "[gpu-tile-contraction not a C[.., i, j] += A * B contraction (or max(C, A))]");
+        "[gpu-tile-contraction not a C[.., i, j] += A * B contraction (or max(C, A)); "
+        "gpu-thread-reduction not a reduction with an init]");
   const std::string printed = print_func(r.schedule.mod().at("main"));
   INFO(printed);
   CHECK(printed.find("T.thread_binding(1, thread=\"blockIdx.x\")") != std::string::npos);
@@ -185,6 +190,7 @@ TEST_CASE("gpu rules: a full reduction to a scalar is not bound, and says why", 
   CHECK(b.rule.empty());
   CHECK(b.note ==
         "gpu-tile-contraction not a C[.., i, j] += A * B contraction (or max(C, A)); "
+        "gpu-thread-reduction no warp of threads divides the rows of 100; "
         "bind-gpu-threads no data-parallel outer loop to bind to threads");
   CHECK(r.schedule.trace().print().find("sch.bind(") == std::string::npos);
   CHECK(r.schedule.mod().at("main").get() == m.at("main").get());
@@ -425,4 +431,79 @@ TEST_CASE("gpu rules: random register tiles of a matmul compute the same", "[rul
     CHECK(eq.equal);
   }
   CHECK(applied > 0);
+}
+
+namespace tirc {
+namespace {
+
+// S[..] = sum of X[..] over its trailing dimensions past the first `kept`.
+IRModule row_sums(const std::vector<int64_t>& shape, size_t kept) {
+  std::string dims, out, loops, vars, kinds, out_index;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const std::string n = std::to_string(shape[d]), sep = d == 0 ? "" : ", ";
+    dims += sep + n;
+    loops += sep + "i" + std::to_string(d);
+    vars += sep + "v" + std::to_string(d);
+    kinds += d < kept ? "S" : "R";
+    if (d < kept) {
+      out += sep + n;
+      out_index += sep + "v" + std::to_string(d);
+    }
+  }
+  return parse_module(
+      "@T.prim_func\ndef main(X: T.Buffer((" + dims + "), \"float32\"), S: T.Buffer((" + out +
+          (kept == 1 ? "," : "") + "), \"float32\")):\n    for " + loops + " in T.grid(" + dims +
+          "):\n        with T.block(\"S\"):\n            " + vars + " = T.axis.remap(\"" + kinds +
+          "\", [" + loops + "])\n            with T.init():\n                S[" + out_index +
+          "] = T.float32(0)\n            S[" + out_index + "] = S[" + out_index + "] + X[" + vars +
+          "]\n",
+      "row_sums.tir");
+}
+
+}  // namespace
+}  // namespace tirc
+
+TEST_CASE("gpu rules: reductions with few outputs share each row among a block's threads",
+          "[rules][gpu]") {
+  using namespace tirc;
+  // A softmax over 128 rows of 768: the row max and the row sum each one
+  // block per row; the elementwise blocks one thread per element.
+  std::string softmax = slurp(kSource + "/examples/softmax.tir");
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"(16, 32)", "(128, 768)"}, {"T.grid(16, 32)", "T.grid(128, 768)"}, {"(16,)", "(128,)"}})
+    for (size_t at = 0; (at = softmax.find(from, at)) != std::string::npos; at += to.size())
+      softmax.replace(at, from.size(), to);
+  const IRModule sm = parse_module(softmax, "softmax_128x768.tir");
+  const AutoScheduleResult r = auto_schedule(sm, cuda());
+  for (const char* block : {"T_max", "T_sum"}) {
+    const BlockReport& b = report_of(r, block);
+    INFO(b.note);
+    CHECK(b.rule == "gpu-thread-reduction");
+    CHECK(b.note.rfind("rows of 768 shared by 256 threads (3 each), 128 blocks, partial results in "
+                       "shared memory",
+                       0) == 0);
+  }
+  CHECK(report_of(r, "T_exp").rule == "bind-gpu-threads");
+  const std::string lowered = print_func(lower(r.schedule.mod().at("main"), LowerOptions{true}));
+  INFO(lowered);
+  CHECK(lowered.find("T.allocate([256], \"float32\", \"shared\")") != std::string::npos);
+  // The row's sums in another order: equal within rounding.
+  check_gpu_schedule(sm, "softmax 128x768", 1, 1e-5);
+
+  // A global average pool's sum: two reduction loops fused into rows of 256.
+  const IRModule pool = row_sums({1, 64, 16, 16}, 2);
+  const AutoScheduleResult p = auto_schedule(pool, cuda());
+  CHECK(report_of(p, "S").note.rfind("rows of 256 shared by 256 threads (1 each), 64 blocks", 0) ==
+        0);
+  check_gpu_schedule(pool, "global pool", 1);
+
+  // Declined: short rows, and outputs enough to fill the GPU one thread each.
+  const IRModule short_rows = row_sums({64, 32}, 1);
+  Schedule s1(short_rows);
+  CHECK(gpu_thread_reduction(s1, s1.get_block("S"), cuda()).note ==
+        "rows of 32 are too short to share");
+  const IRModule many = row_sums({32768, 128}, 1);
+  Schedule s2(many);
+  CHECK(gpu_thread_reduction(s2, s2.get_block("S"), cuda()).note ==
+        "32768 outputs are enough threads of their own");
 }

@@ -4,7 +4,8 @@
 // warps when there is less work; the split's predicate idles the threads
 // past the end) and bound to blockIdx.x and threadIdx.x. One thread computes
 // one output element: reduction loops and any loops after the first
-// reduction stay serial inside it. Shared-memory tiling comes later.
+// reduction stay serial inside it. (Contractions and reductions with long
+// rows get gpu_tile_contraction's and gpu_thread_reduction's forms first.)
 #include <algorithm>
 #include <string>
 
@@ -78,6 +79,7 @@ RuleOutcome bind_gpu_threads(Schedule& sch, BlockRV block, const RuleContext& cx
 const std::vector<ScheduleRule>& gpu_rules() {
   static const std::vector<ScheduleRule> rules = {
       {"gpu-tile-contraction", gpu_tile_contraction},
+      {"gpu-thread-reduction", gpu_thread_reduction},
       {"bind-gpu-threads", bind_gpu_threads},
   };
   return rules;

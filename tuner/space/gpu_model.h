@@ -22,6 +22,10 @@ struct GpuModel {
   int tile_columns = 4;
   int block_rows = 16;
   int block_columns = 16;
+  // Reductions (gpu_reduce.cpp): with at most this many outputs (64 blocks
+  // of 256 threads, too few to fill a GPU one thread an output), each output
+  // gets a block whose threads share its row.
+  int64_t reduction_outputs = 16384;
   // The hardware's limits, as the CUDA generator checks them.
   int64_t max_threads_per_block = CudaLimits::max_threads_per_block;
   int64_t max_grid_x = CudaLimits::max_grid_x;

@@ -57,6 +57,10 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
 // serial in each thread. Exact divisors only: a shape with no register tile
 // is left to bind_gpu_threads.
 RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx);
+// For a GPU target (Isa::cuda), a reduction with few outputs and long rows:
+// a block of threads per output, each thread summing a strided part of the
+// row into shared memory (rfactor), thread 0 summing the parts.
+RuleOutcome gpu_thread_reduction(Schedule& sch, BlockRV block, const RuleContext& cx);
 // For a GPU target (Isa::cuda), any block: its leading data-parallel loops
 // fused and split into blocks of threads (blockIdx.x, threadIdx.x; a
 // predicate where the threads overshoot), each thread computing one output
