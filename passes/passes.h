@@ -26,6 +26,9 @@ PrimFunc partition_loops(const PrimFunc& f);
 // Moves an allocation that one loop's iterations each fill and then read
 // into that loop, shrunk to the part one iteration uses.
 PrimFunc compact_allocations(const PrimFunc& f);
+// GPU kernels: the serial sum of a block's threads' partial results in
+// shared memory becomes a tree, half the threads adding a pair each step.
+PrimFunc tree_reductions(const PrimFunc& f);
 // Lets allocations whose lifetimes do not overlap share storage.
 PrimFunc plan_storage(const PrimFunc& f);
 

@@ -25,6 +25,9 @@ const std::vector<LoweringPass>& lowering_passes() {
        "move an intermediate that one loop fills and reads into that loop, shrunk to one "
        "iteration's part",
        compact_allocations},
+      {"tree-reductions",
+       "GPU kernels: sum a block's threads' partial results in shared memory as a tree",
+       tree_reductions},
       {"plan-storage", "let allocations whose lifetimes do not overlap share storage",
        plan_storage},
   };

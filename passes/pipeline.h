@@ -20,7 +20,7 @@ struct LoweringPass {
 
 // The passes in the order lower() runs them:
 //   decompose-reductions, lower-blocks, flatten-buffers, simplify, partition-loops,
-//   plan-storage
+//   compact-allocations, tree-reductions, plan-storage
 const std::vector<LoweringPass>& lowering_passes();
 
 // Called after each pass with the pass name and its result.

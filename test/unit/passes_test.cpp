@@ -139,9 +139,9 @@ TEST_CASE("IRModule overload lowers every function, names kept", "[passes]") {
     CHECK(l.functions()[i].first == m.functions()[i].first);
     CHECK_NOTHROW(check_lowered_form(l.functions()[i].second));
   }
-  CHECK(seen.size() == 7 * m.size());
+  CHECK(seen.size() == 8 * m.size());
   CHECK(seen[0] == "decompose-reductions");
-  CHECK(seen[6] == "plan-storage");
+  CHECK(seen[7] == "plan-storage");
 }
 
 TEST_CASE("scheduled matmul: tiles, vectorize, parallel, cache_write", "[passes]") {
@@ -329,7 +329,7 @@ TEST_CASE("lowering passes are listed in pipeline order", "[passes]") {
   }
   CHECK(names == std::vector<std::string>{"decompose-reductions", "lower-blocks", "flatten-buffers",
                                           "simplify", "partition-loops", "compact-allocations",
-                                          "plan-storage"});
+                                          "tree-reductions", "plan-storage"});
   CHECK(find_lowering_pass("simplify") != nullptr);
   CHECK(find_lowering_pass("nope") == nullptr);
 }

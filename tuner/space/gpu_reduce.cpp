@@ -10,7 +10,7 @@
 //       R_rf[tr] = 0
 //       for ro in range(n / t): R_rf[tr] += X[s, ro * t + tr]   (coalesced)
 //     R[s] = 0
-//     for k in range(t): R[s] += R_rf[k]                        (thread 0)
+//     for k in range(t): R[s] += R_rf[k]          (a tree: passes/tree_reductions.cpp)
 //
 // rfactor makes the partial sums a block of their own, its buffer in scope
 // "shared" and the final sum computed after it in the unit loop u (so that

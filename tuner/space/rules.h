@@ -59,7 +59,7 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
 RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx);
 // For a GPU target (Isa::cuda), a reduction with few outputs and long rows:
 // a block of threads per output, each thread summing a strided part of the
-// row into shared memory (rfactor), thread 0 summing the parts.
+// row into shared memory (rfactor), then the parts summed as a tree.
 RuleOutcome gpu_thread_reduction(Schedule& sch, BlockRV block, const RuleContext& cx);
 // For a GPU target (Isa::cuda), any block: its leading data-parallel loops
 // fused and split into blocks of threads (blockIdx.x, threadIdx.x; a
