@@ -269,12 +269,16 @@ void FunctionEmitter::kernel_allocate(const AllocateNode& a) {
   const int64_t elems = constant_elements(a.extents, "allocation " + a.buffer_var->name, loc_);
   const std::vector<std::string> launched = plan_->thread_tags();
   auto own = [&](int64_t elements, const Stmt& body) {
-    const int64_t bytes = std::max<int64_t>(elements * lanes * element_bytes, 1);
-    if (bytes > CudaLimits::max_local_bytes)
-      refuse("allocation " + a.buffer_var->name + " of " + std::to_string(bytes) +
-                 " bytes per thread is over the limit of " +
-                 std::to_string(CudaLimits::max_local_bytes) + " (local memory)",
-             loc_);
+    int64_t bytes = 0;
+    const bool huge = __builtin_mul_overflow(elements, lanes * element_bytes, &bytes);
+    bytes = std::max<int64_t>(bytes, 1);
+    if (huge || bytes > CudaLimits::max_local_bytes)
+      refuse(
+          "allocation " + a.buffer_var->name + " of " +
+              (huge ? std::to_string(elements) + " elements" : std::to_string(bytes) + " bytes") +
+              " per thread is over the limit of " + std::to_string(CudaLimits::max_local_bytes) +
+              " (local memory)",
+          loc_);
     bind(a.buffer_var, entry_alloca(b_.getInt8Ty(), b_.getInt64(bytes), 16, a.buffer_var->name));
     stmt(body);
   };

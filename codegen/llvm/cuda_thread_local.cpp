@@ -105,6 +105,14 @@ class SliceByThread : public StmtMutator {
     return make_store(store->buffer, store->value, {slice_index(store->buffer, store->indices)});
   }
 
+  // a * b + c, refused where it overflows (indices far past any buffer).
+  int64_t mul_add(int64_t a, int64_t b, int64_t c) const {
+    int64_t p = 0, out = 0;
+    if (__builtin_mul_overflow(a, b, &p) || __builtin_add_overflow(p, c, &out))
+      fail("an index overflows 64 bits", loc_);
+    return out;
+  }
+
   // The index with its thread terms dropped, after the checks above.
   Expr slice_index(const Buffer& b, const std::vector<Expr>& indices) {
     if (indices.size() != 1 || !indices[0].dtype().is_scalar())
@@ -137,7 +145,7 @@ class SliceByThread : public StmtMutator {
         coefs[r.tag] = t.coef;
       } else {
         rest.add_term(t.term, t.coef, t.kind);
-        constant += t.coef * r.min;
+        constant = mul_add(t.coef, r.min, constant);
       }
       terms.push_back({t.coef, r.extent, r.tag});
     }
@@ -151,8 +159,8 @@ class SliceByThread : public StmtMutator {
       bool ok = (constant / c) % launch == 0;
       int64_t same = 0;
       for (const Term& t : terms) {
-        if (t.coef < c) low += t.coef * (t.extent - 1);
-        if (t.coef > c) ok &= t.coef % (c * launch) == 0;
+        if (t.coef < c) low = mul_add(t.coef, t.extent - 1, low);
+        if (t.coef > c) ok &= t.coef % mul_add(c, launch, 0) == 0;
         same += t.coef == c;
       }
       if (!ok || low >= c || same > 1)
@@ -168,8 +176,8 @@ class SliceByThread : public StmtMutator {
     }
     int64_t last = constant;
     for (const Term& t : terms)
-      if (t.tag.empty()) last += t.coef * (t.extent - 1);
-    elements = std::max(elements, last + 1);
+      if (t.tag.empty()) last = mul_add(t.coef, t.extent - 1, last);
+    elements = std::max(elements, mul_add(last, 1, 1));
     return arith::emit(rest);
   }
 
