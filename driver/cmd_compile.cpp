@@ -94,6 +94,7 @@ void log_generator_stats(const GeneratorStats& s, bool contraction_kernels) {
 void log_llvm_stats(const LlvmStats& s) {
   for (const std::string& why : s.serial) spdlog::debug("llvm codegen: serial: {}", why);
   for (const std::string& k : s.kernels) spdlog::debug("cuda kernel {}", k);
+  if (!s.cuda_binary.empty()) spdlog::debug("cuda object: {}", s.cuda_binary);
   spdlog::debug("llvm codegen: {} vectorized loop(s), {} serial, {} parallel loop(s)",
                 s.vectorized_loops, s.serial.size(), s.parallel_loops);
 }

@@ -34,8 +34,11 @@
 // read). A barrier inside a threadIdx loop shorter than the launch (guarded)
 // is refused, as not every thread would reach it.
 //
-// The first call of any function of the object (under a lock) loads the
-// embedded PTX into the calling thread's current CUDA context
+// The object carries the kernels as PTX and, where tirc was built with the
+// toolkit's ptxas, as a cubin for the --mcpu GPU too (cuda_cubin.h). The
+// first call of any function of the object (under a lock) loads the cubin,
+// or where the GPU or driver refuses it the PTX (the driver compiles it),
+// into the calling thread's current CUDA context
 // (cuModuleLoadData; the caller makes a context current, e.g. with
 // cuCtxSetCurrent or the runtime API's cudaSetDevice) and copies the module
 // constants to device memory; later calls reuse both. Objects link with -lcuda.

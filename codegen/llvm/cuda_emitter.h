@@ -59,8 +59,8 @@ struct CudaState {
 
 // A CUDA driver API function, declared once in the host module.
 llvm::FunctionCallee driver_function(ModuleState& host, const std::string& name);
-// The loader's body: the PTX text, every kernel and constant (after the last
-// host function was emitted).
-void emit_cuda_loader(ModuleState& host, const std::string& ptx);
+// The loader's body: the PTX text (and the cubin, tried first, when not
+// empty), every kernel and constant (after the last host function was emitted).
+void emit_cuda_loader(ModuleState& host, const std::string& ptx, const std::string& cubin);
 
 }  // namespace tirc::llvm_gen

@@ -1,6 +1,7 @@
 // generate_llvm for CUDA: the kernels of every function in one NVPTX module
 // (-> PTX), the host functions and the loader in one x86-64 module (-> the
 // object, with the PTX text in .rodata). codegen/llvm/cuda.h says what they do.
+#include "codegen/llvm/cuda_cubin.h"
 #include "codegen/llvm/cuda_emitter.h"
 #include "codegen/llvm/llvm_target.h"
 
@@ -61,7 +62,13 @@ CudaModules build_cuda(const std::vector<FunctionToCompile>& functions, const Ll
   if (output == LlvmOutput::ir) out.device_ir = print_module(device);
   out.ptx = emit_machine_code(device, *device_tm, LlvmOutput::assembly);
   if (output == LlvmOutput::assembly) return out;
-  llvm_gen::emit_cuda_loader(host_state, out.ptx);
+  std::string cubin, why = "not asked for";
+  if (options.cuda_cubin)
+    cubin = assemble_cubin(out.ptx, options.target.cpu, &why).value_or(std::string());
+  st.cuda_binary = cubin.empty() ? "PTX only (" + why + ")"
+                                 : "PTX and a cubin for " + options.target.cpu + " (" +
+                                       std::to_string(cubin.size()) + " bytes)";
+  llvm_gen::emit_cuda_loader(host_state, out.ptx, cubin);
   verify(host);
   optimize(host, *host_tm, 2);
   return out;

@@ -196,7 +196,7 @@ llvm::Value* FunctionEmitter::device_constant(const AllocateConstNode& a) {
                            a.buffer_var->name);
 }
 
-void emit_cuda_loader(ModuleState& host, const std::string& ptx) {
+void emit_cuda_loader(ModuleState& host, const std::string& ptx, const std::string& cubin) {
   llvm::LLVMContext& c = host.context;
   CudaState& cuda = *host.cuda;
   llvm::Function* fn = cuda.loader;
@@ -264,7 +264,25 @@ void emit_cuda_loader(ModuleState& host, const std::string& ptx) {
     unlock_and_return(status);
     b.SetInsertPoint(ok);
   };
-  checked("cuModuleLoadData", {module_cell, image});
+  if (!cubin.empty()) {
+    // Machine code for the GPU it was made for; any other GPU (or driver)
+    // refuses it and compiles the PTX instead.
+    llvm::Constant* bytes = llvm::ConstantDataArray::getString(c, cubin, false);
+    auto* binary = add_global(host.module, bytes->getType(), true,
+                              llvm::GlobalValue::PrivateLinkage, bytes, "tirc_cuda_cubin");
+    binary->setAlignment(llvm::Align(16));
+    llvm::Value* status =
+        b.CreateCall(driver_function(host, "cuModuleLoadData"), {module_cell, binary});
+    llvm::BasicBlock* from_ptx = block("ptx");
+    llvm::BasicBlock* loaded_cubin = block("cubin.ok");
+    b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), from_ptx, loaded_cubin);
+    b.SetInsertPoint(from_ptx);
+    checked("cuModuleLoadData", {module_cell, image});
+    b.CreateBr(loaded_cubin);
+    b.SetInsertPoint(loaded_cubin);
+  } else {
+    checked("cuModuleLoadData", {module_cell, image});
+  }
   llvm::Value* module = b.CreateLoad(b.getPtrTy(), module_cell);
   for (const CudaState::Kernel& k : cuda.kernels)
     checked("cuModuleGetFunction", {k.slot, module, b.CreateGlobalStringPtr(k.name)});

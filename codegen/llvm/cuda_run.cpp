@@ -111,7 +111,10 @@ CudaRun::CudaRun(const std::vector<FunctionToCompile>& functions, const LlvmOpti
   check(d.cuDevicePrimaryCtxRetain(&context, d.device), "cuDevicePrimaryCtxRetain");
   check(d.cuCtxSetCurrent(context), "cuCtxSetCurrent");
 
-  CudaModules m = build_cuda(functions, options, LlvmOutput::object, nullptr);
+  // The driver compiles the PTX for the GPU at hand (and caches it): no ptxas run.
+  LlvmOptions ptx_only = options;
+  ptx_only.cuda_cubin = false;
+  CudaModules m = build_cuda(functions, ptx_only, LlvmOutput::object, nullptr);
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit) throw Error("CUDA: the JIT does not start: " + llvm::toString(jit.takeError()));
   state_->jit = std::move(*jit);

@@ -63,6 +63,9 @@ struct LlvmOptions {
   // Vectorized loops become explicit vector code (passes/vectorize_loops.h)
   // of this many target registers per vector (1: one register).
   int registers_per_vector = 2;
+  // CUDA: a cubin for target.cpu beside the PTX where tirc was built with
+  // ptxas (cuda_cubin.h).
+  bool cuda_cubin = true;
 };
 
 // What the generator did, for tests and `tirc compile -v`.
@@ -72,6 +75,9 @@ struct LlvmStats {
   int parallel_loops = 0;           // loops outlined for tirc_parallel_for
   // CUDA: one line per kernel, "symbol_kernel0: grid (196, 1, 1), block (256, 1, 1)".
   std::vector<std::string> kernels;
+  // CUDA: what the object carries, "PTX and a cubin for sm_90 (N bytes)" or
+  // "PTX only (why)".
+  std::string cuda_binary;
 };
 
 // The functions as one LLVM module with exactly the ABI of generate_x86

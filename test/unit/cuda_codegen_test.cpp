@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "codegen/llvm/cuda_cubin.h"
 #include "codegen/llvm/cuda_run.h"
 #include "codegen_test_util.h"
 #include "cuda_test_util.h"
@@ -425,6 +426,48 @@ TEST_CASE("cuda: kernels the generator refuses, and why", "[cuda]") {
                  Contains("allocation S_data in scope \"shared\" is outside every kernel"));
   // A statement with no thread-bound loop runs on one thread: slow, but right.
   CHECK(cuda_error("    for i in range(64):\n        B[i] = A[i]\n") == "");
+}
+
+}  // namespace
+}  // namespace tirc
+
+namespace tirc {
+namespace {
+
+TEST_CASE("cuda: objects carry a cubin beside the PTX where tirc was built with ptxas", "[cuda]") {
+  std::ifstream in(std::string(TIRC_SOURCE_DIR) + "/examples/relu.tir");
+  std::stringstream text;
+  text << in.rdbuf();
+  const IRModule m = parse_module(text.str(), "relu.tir");
+  const IRModule s = auto_schedule(m, test::fixed_rules(Isa::cuda, 1)).schedule.mod();
+  LlvmOptions options;
+  options.target = parse_llvm_target("cuda", "sm_90");
+  LlvmStats stats;
+  const std::string object = generate_llvm({{"relu_main", lower(s.at("main"), kGpu), "main"}},
+                                           options, LlvmOutput::object, &stats);
+  size_t elf_images = 0;
+  for (size_t at = 0; (at = object.find("\x7f"
+                                        "ELF",
+                                        at)) != std::string::npos;
+       ++at)
+    ++elf_images;
+  if (ptxas_path().empty()) {
+    CHECK(stats.cuda_binary == "PTX only (tirc was built without the CUDA toolkit's ptxas)");
+    CHECK(elf_images == 1);
+    return;
+  }
+  INFO(stats.cuda_binary);
+  CHECK(stats.cuda_binary.rfind("PTX and a cubin for sm_90 (", 0) == 0);
+  CHECK(elf_images == 2);  // the object, and the cubin inside it
+  // Without: the PTX alone.
+  options.cuda_cubin = false;
+  generate_llvm({{"relu_main", lower(s.at("main"), kGpu), "main"}}, options, LlvmOutput::object,
+                &stats);
+  CHECK(stats.cuda_binary == "PTX only (not asked for)");
+  // ptxas's complaint comes back as the reason.
+  std::string why;
+  CHECK(!assemble_cubin("this is not PTX\n", "sm_90", &why));
+  CHECK(why.rfind("ptxas failed: ", 0) == 0);
 }
 
 }  // namespace
