@@ -1,5 +1,7 @@
 #include "tuner/space/block_nest.h"
 
+#include <algorithm>
+
 #include "schedule/analysis.h"
 #include "schedule/state.h"
 
@@ -36,6 +38,21 @@ std::optional<BlockNest> describe_nest(Schedule& sch, BlockRV block) {
     nest.loops.push_back(nl);
   }
   return nest;
+}
+
+std::optional<BlockNest> unbound_plain_nest(Schedule& sch, BlockRV block, std::string* why) {
+  std::optional<BlockNest> nest = describe_nest(sch, block);
+  if (!nest)
+    *why = "a loop extent is not constant";
+  else if (std::any_of(nest->loops.begin(), nest->loops.end(), [](const NestLoop& l) {
+             return l.loop->for_kind == ForKind::ThreadBinding;
+           }))
+    *why = "already inside thread-bound loops (another block's binding)";
+  else if (!nest->plain)
+    *why = "not a plain loop nest";
+  else
+    return nest;
+  return std::nullopt;
 }
 
 }  // namespace tirc

@@ -31,4 +31,8 @@ struct BlockNest {
 // constant. The pointers stay valid until the schedule next changes.
 std::optional<BlockNest> describe_nest(Schedule& sch, BlockRV block);
 
+// The nest every GPU rule starts from: described, plain, and not inside
+// thread-bound loops (another block's binding); nullopt with the reason in *why.
+std::optional<BlockNest> unbound_plain_nest(Schedule& sch, BlockRV block, std::string* why);
+
 }  // namespace tirc

@@ -15,12 +15,9 @@
 namespace tirc {
 
 RuleOutcome bind_gpu_threads(Schedule& sch, BlockRV block, const RuleContext& cx) {
-  std::optional<BlockNest> nest = describe_nest(sch, block);
-  if (!nest) return {false, "a loop extent is not constant"};
-  if (std::any_of(nest->loops.begin(), nest->loops.end(),
-                  [](const NestLoop& l) { return l.loop->for_kind == ForKind::ThreadBinding; }))
-    return {false, "already inside thread-bound loops (another block's binding)"};
-  if (!nest->plain) return {false, "not a plain nest"};
+  std::string why;
+  std::optional<BlockNest> nest = unbound_plain_nest(sch, block, &why);
+  if (!nest) return {false, why};
   // The leading data-parallel loops and the iterations they hold.
   size_t lead = 0;
   int64_t work = 1;

@@ -18,7 +18,6 @@
 // between them. Leading data-parallel loops are fused into s, trailing
 // reduction loops into one of n iterations; t, the threads, is the largest
 // power of two up to GpuModel::threads_per_block that divides n.
-#include <algorithm>
 #include <string>
 
 #include "tuner/space/block_nest.h"
@@ -27,12 +26,10 @@
 namespace tirc {
 
 RuleOutcome gpu_thread_reduction(Schedule& sch, BlockRV block, const RuleContext& cx) {
-  std::optional<BlockNest> nest = describe_nest(sch, block);
-  if (!nest) return {false, "a loop extent is not constant"};
-  if (std::any_of(nest->loops.begin(), nest->loops.end(),
-                  [](const NestLoop& l) { return l.loop->for_kind == ForKind::ThreadBinding; }))
-    return {false, "already inside thread-bound loops (another block's binding)"};
-  if (!nest->plain || nest->loops.empty()) return {false, "not a plain nest"};
+  std::string why;
+  std::optional<BlockNest> nest = unbound_plain_nest(sch, block, &why);
+  if (!nest) return {false, why};
+  if (nest->loops.empty()) return {false, "no loops"};
   if (!nest->realize->block->init) return {false, "not a reduction with an init"};
   size_t lead = 0;
   int64_t work = 1, row = 1;

@@ -291,12 +291,10 @@ RuleOutcome shared_tiles(Schedule& sch, BlockRV block, const Found& f, const Rul
 }  // namespace
 
 RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx) {
-  std::optional<BlockNest> nest = describe_nest(sch, block);
-  if (!nest) return {false, "a loop extent is not constant"};
-  if (std::any_of(nest->loops.begin(), nest->loops.end(),
-                  [](const NestLoop& l) { return l.loop->for_kind == ForKind::ThreadBinding; }))
-    return {false, "already inside thread-bound loops (another block's binding)"};
-  if (!nest->plain || nest->loops.empty()) return {false, "not a plain loop nest"};
+  std::string why;
+  std::optional<BlockNest> nest = unbound_plain_nest(sch, block, &why);
+  if (!nest) return {false, why};
+  if (nest->loops.empty()) return {false, "not a plain loop nest"};
   const Block blk = nest->realize->block;  // kept alive while the primitives replace it
   const ContractionUpdate u = contraction_update(*blk, ContractionTypes::any);
   const BufferStoreNode* st = u.store;
