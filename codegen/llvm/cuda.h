@@ -32,7 +32,10 @@
 // of each iteration of a serial loop outside some threadIdx loops that
 // encloses threadIdx loops (the next iteration may overwrite what this one
 // read). A barrier inside a threadIdx loop shorter than the launch (guarded)
-// is refused, as not every thread would reach it.
+// is refused, as not every thread would reach it. The steps of a tree
+// reduction that fit in a warp (passes/tree_reductions.cpp's, at block level,
+// 16 pairs down to one) run in the block's first warp as warp shuffles with
+// the same result and no barriers (cuda_warp_tree.cpp).
 //
 // The object carries the kernels as PTX and, where tirc was built with the
 // toolkit's ptxas, as a cubin for the --mcpu GPU too (cuda_cubin.h). The

@@ -14,7 +14,9 @@ struct KernelPlan {
   struct Axis {
     std::string tag;  // "blockIdx.x", ..., "threadIdx.z"
     Expr extent;      // the launch size along it (host variables only)
-    bool uniform;     // every loop of the tag has exactly this extent (no guard)
+    // Whether a loop of this extent runs on every thread along the axis
+    // (else the generator guards it: the launch is its tag's longest loop).
+    bool covers(const Expr& loop_extent) const;
   };
   std::vector<Axis> axes;
 
@@ -39,6 +41,19 @@ struct ThreadSlice {
 };
 ThreadSlice slice_by_thread(const AllocateNode& a, const KernelPlan& plan,
                             const std::vector<std::string>& enclosing);
+
+// A run of tree-reduction steps within a warp's width at block level,
+// members [first, first + steps) of a sequence, which the generator emits
+// as warp shuffles (cuda_warp_tree.cpp says when and how).
+struct WarpTree {
+  size_t steps = 0;
+  Buffer parts;  // P
+  Expr base;     // b
+  int64_t first_half = 0;
+  ExprKind op = ExprKind::Add;
+};
+std::optional<WarpTree> match_warp_tree(const std::vector<Stmt>& seq, size_t first,
+                                        const KernelPlan& plan);
 
 struct CudaState {
   ModuleState* device = nullptr;  // the device module's state

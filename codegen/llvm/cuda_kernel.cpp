@@ -145,7 +145,7 @@ class KernelShape {
                      std::to_string(CudaLimits::max_threads_per_block),
                  loc);
       }
-      out.axes.push_back({tag, extent, uniform});
+      out.axes.push_back({tag, extent});
     }
     return out;
   }
@@ -186,6 +186,11 @@ const KernelPlan::Axis* KernelPlan::axis(const std::string& tag) const {
   for (const Axis& a : axes)
     if (a.tag == tag) return &a;
   return nullptr;
+}
+
+bool KernelPlan::Axis::covers(const Expr& loop_extent) const {
+  auto a = as_const_int(extent), b = as_const_int(loop_extent);
+  return a && b ? *a == *b : structural_equal(extent, loop_extent);
 }
 
 std::vector<std::string> KernelPlan::thread_tags() const {
@@ -241,7 +246,7 @@ void FunctionEmitter::thread_loop(const ForNode& f) {
   llvm::Type* vt = value_type(c_, f.loop_var->dtype);
   llvm::Value* index = b_.CreateZExtOrTrunc(thread_index(f.thread_tag), vt);
   llvm::BasicBlock* exit = nullptr;
-  if (!axis->uniform) {  // a shorter loop than its tag's launch size
+  if (!axis->covers(f.extent)) {  // a shorter loop than its tag's launch size
     guarded_loops_.push_back(f.loop_var->name + " (" + f.thread_tag + ")");
     llvm::BasicBlock* body = new_block(f.loop_var->name + ".body");
     exit = new_block(f.loop_var->name + ".exit");
@@ -416,14 +421,23 @@ void FunctionEmitter::kernel_seq(const SeqStmtNode& s) {
     return;
   }
   MemoryUse pending;
-  for (const Stmt& c : s.seq) {
-    const MemoryUse use = memory_use(c);
+  for (size_t i = 0; i < s.seq.size();) {
+    // The last steps of a tree reduction, one warp's: shuffles, no barriers.
+    const std::optional<WarpTree> tree =
+        thread_tags_.empty() ? match_warp_tree(s.seq, i, *plan_) : std::nullopt;
+    const size_t members = tree ? tree->steps : 1;
+    MemoryUse use;
+    for (size_t k = i; k < i + members; ++k) use.add(memory_use(s.seq[k]));
     if (pending.conflicts(use)) {
       barrier();
       pending = {};
     }
     pending.add(use);
-    stmt(c);
+    if (tree)
+      warp_tree(*tree);
+    else
+      stmt(s.seq[i]);
+    i += members;
   }
 }
 

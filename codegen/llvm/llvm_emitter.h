@@ -60,6 +60,7 @@ struct ModuleState {
 enum class Role : unsigned char { cpu, cuda_host, cuda_device };
 
 struct KernelPlan;  // cuda_emitter.h
+struct WarpTree;    // cuda_emitter.h
 
 // What a statement of a CUDA kernel reads and writes, by buffer storage (a
 // null entry: global memory that may alias any), one thread's own left out.
@@ -115,6 +116,7 @@ class FunctionEmitter {
   bool among_threads() const;
   void barrier();
   void kernel_store(const BufferStoreNode& s);
+  void warp_tree(const WarpTree& tree);  // cuda_warp_tree.cpp
   llvm::Value* thread_index(const std::string& tag);
 
   // Expressions (llvm_expr.cpp).

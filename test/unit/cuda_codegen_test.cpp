@@ -80,6 +80,15 @@ void link_and_run(test::CudaBundle& bundle) {
   }
 }
 
+// test/unit/cuda/<name>.tir, parsed.
+IRModule cuda_test_module(const std::string& name) {
+  const fs::path p = fs::path(TIRC_SOURCE_DIR) / "test/unit/cuda" / (name + ".tir");
+  std::ifstream in(p);
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_module(text.str(), p.string());
+}
+
 #define REQUIRE_CUDA_TOOLKIT()                                      \
   if (std::string why = test::cuda_toolkit_missing(); !why.empty()) \
   TIRC_SKIP("CUDA checks did not run: " << why)
@@ -100,13 +109,17 @@ TEST_CASE("cuda: every example under the GPU rules", "[cuda]") {
 TEST_CASE("cuda: hand-written kernels with shared memory, barriers and guards", "[cuda]") {
   REQUIRE_CUDA_TOOLKIT();
   test::CudaBundle bundle("kernels");
-  for (const char* name : {"shared_matmul", "block_store", "tiled_matmul", "block_branch"}) {
-    const fs::path p = fs::path(TIRC_SOURCE_DIR) / "test/unit/cuda" / (std::string(name) + ".tir");
-    std::ifstream in(p);
-    std::stringstream text;
-    text << in.rdbuf();
-    add_module_kernels(bundle, name, parse_module(text.str(), p.string()), true);
+  for (const char* name : {"shared_matmul", "block_store", "tiled_matmul", "block_branch",
+                           "warp_tree", "warp_tree_max"}) {
+    add_module_kernels(bundle, name, cuda_test_module(name), true);
   }
+  link_and_run(bundle);
+}
+
+TEST_CASE("cuda: reductions shared by a block's threads under the GPU rules", "[cuda]") {
+  REQUIRE_CUDA_TOOLKIT();
+  test::CudaBundle bundle("reductions");
+  add_module_kernels(bundle, "row_reductions", cuda_test_module("row_reductions"));
   link_and_run(bundle);
 }
 

@@ -231,89 +231,127 @@ TEST_CASE("gpu rules: CPU targets keep the CPU rules", "[rules][gpu]") {
   }
 }
 
-TEST_CASE("gpu rules: a 256x256x256 matmul gets shared-memory tiles and 4x4 register tiles",
+TEST_CASE("gpu rules: a 256x256x256 matmul gets shared-memory tiles and register tiles",
           "[rules][gpu]") {
   const IRModule m = matmul(256);
+  // The classic form, 16x16 threads of 4x4 tiles, where 16 blocks are
+  // enough for the model's GPU.
+  RuleContext few = cuda();
+  few.gpu.fill_blocks = 16;
+  const AutoScheduleResult classic = auto_schedule(m, few);
+  CHECK(report_of(classic, "C").note ==
+        "shared-memory tiles of 64x16 and 16x64, register tile 4x4 per thread, 16x16 threads per "
+        "block, 4x4 blocks over a 256x256 output");
+  // By default 128 blocks: fewer threads per block (8x8), then a smaller
+  // tile along the columns (4x2).
   const AutoScheduleResult r = auto_schedule(m, cuda());
   const BlockReport& b = report_of(r, "C");
   INFO(b.note);
   CHECK(b.rule == "gpu-tile-contraction");
   CHECK(b.note ==
-        "shared-memory tiles of 64x16 and 16x64, register tile 4x4 per thread, 16x16 threads per "
-        "block, 4x4 blocks over a 256x256 output");
+        "shared-memory tiles of 32x8 and 8x16, register tile 4x2 per thread, 8x8 threads per "
+        "block, 8x16 blocks over a 256x256 output");
   const std::string printed = print_func(r.schedule.mod().at("main"));
   INFO(printed);
   for (const char* bound :
-       {"T.thread_binding(4, thread=\"blockIdx.y\")", "T.thread_binding(4, thread=\"blockIdx.x\")",
-        "T.thread_binding(16, thread=\"threadIdx.y\")",
-        "T.thread_binding(16, thread=\"threadIdx.x\")"})
+       {"T.thread_binding(8, thread=\"blockIdx.y\")", "T.thread_binding(16, thread=\"blockIdx.x\")",
+        "T.thread_binding(8, thread=\"threadIdx.y\")",
+        "T.thread_binding(8, thread=\"threadIdx.x\")"})
     CHECK(printed.find(bound) != std::string::npos);
-  // The accumulators a cache in local scope around the k loop of 16 steps,
+  // The accumulators a cache in local scope around the k loop of 32 steps,
   // the operands' tiles caches in shared scope inside it.
-  for (const char* part : {"scope=\"local\"", "scope=\"shared\"", "with T.block(\"C_init\")",
-                           "with T.block(\"C_local\")", "with T.block(\"A_shared\")",
-                           "with T.block(\"B_shared\")", "for k_0 in range(16)", "T.unroll(4)"})
+  for (const char* part :
+       {"scope=\"local\"", "scope=\"shared\"", "with T.block(\"C_init\")",
+        "with T.block(\"C_local\")", "with T.block(\"A_shared\")", "with T.block(\"B_shared\")",
+        "for k_0 in range(32)", "T.unroll(4)", "T.unroll(2)"})
     CHECK(printed.find(part) != std::string::npos);
   CHECK(printed.find("T.where(") == std::string::npos);
-  // Lowered for the GPU: the block's 64x64 accumulators and its two 64x16
-  // tiles inside the kernel.
+  // Lowered for the GPU: the block's 32x16 accumulators and its 32x8 and
+  // 8x16 tiles inside the kernel.
   const std::string lowered = print_func(lower(r.schedule.mod().at("main"), LowerOptions{true}));
   INFO(lowered);
-  CHECK(lowered.find("T.allocate([4096], \"float32\", \"local\")") != std::string::npos);
-  CHECK(lowered.find("T.allocate([1024], \"float32\", \"shared\")") != std::string::npos);
+  CHECK(lowered.find("T.allocate([512], \"float32\", \"local\")") != std::string::npos);
+  CHECK(lowered.find("T.allocate([256], \"float32\", \"shared\")") != std::string::npos);
+  CHECK(lowered.find("T.allocate([128], \"float32\", \"shared\")") != std::string::npos);
   check_gpu_schedule(m, "matmul 256", 1);
 }
 
-TEST_CASE("gpu rules: a reduction of no whole steps keeps a 4x4 register tile per thread",
+TEST_CASE("gpu rules: matmuls too small to fill the GPU take smaller blocks, then tiles",
           "[rules][gpu]") {
-  // C[256, 256] = A[256, 40] * B[40, 256]: 40 is no multiple of 16.
+  const std::vector<std::pair<int, const char*>> cases = {
+      // 256 blocks of 64x64 already: as it is.
+      {1024,
+       "shared-memory tiles of 64x16 and 16x64, register tile 4x4 per thread, 16x16 threads per "
+       "block, 16x16 blocks over a 1024x1024 output"},
+      // 64 blocks: half the threads (from threadIdx.y) give 128.
+      {512,
+       "shared-memory tiles of 32x16 and 16x64, register tile 4x4 per thread, 8x16 threads per "
+       "block, 16x8 blocks over a 512x512 output"},
+      // One block: two warps of 2x2 tiles, then one warp; 32 blocks is all
+      // a 64x64 output gives with tiles of at least 2x2.
+      {64,
+       "shared-memory tiles of 8x8 and 8x16, register tile 2x2 per thread, 4x8 threads per block, "
+       "8x4 blocks over a 64x64 output"},
+  };
+  for (const auto& [n, note] : cases) {
+    INFO(n);
+    Schedule sch(matmul(n));
+    const RuleOutcome o = gpu_tile_contraction(sch, sch.get_block("C"), cuda());
+    CHECK(o.applied);
+    CHECK(o.note == note);
+  }
+}
+
+TEST_CASE("gpu rules: a reduction of no whole steps keeps a register tile per thread",
+          "[rules][gpu]") {
+  // C[256, 256] = A[256, 36] * B[36, 256]: 36 is no multiple of 8.
   std::string text = slurp(kSource + "/examples/matmul.tir");
   for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
-           {"A: T.Buffer((64, 64)", "A: T.Buffer((256, 40)"},
-           {"B: T.Buffer((64, 64)", "B: T.Buffer((40, 256)"},
+           {"A: T.Buffer((64, 64)", "A: T.Buffer((256, 36)"},
+           {"B: T.Buffer((64, 64)", "B: T.Buffer((36, 256)"},
            {"C: T.Buffer((64, 64)", "C: T.Buffer((256, 256)"},
-           {"T.grid(64, 64, 64)", "T.grid(256, 256, 40)"}}) {
+           {"T.grid(64, 64, 64)", "T.grid(256, 256, 36)"}}) {
     const size_t at = text.find(from);
     REQUIRE(at != std::string::npos);
     text.replace(at, from.size(), to);
   }
-  const IRModule m = parse_module(text, "matmul_256x256x40.tir");
+  const IRModule m = parse_module(text, "matmul_256x256x36.tir");
   const AutoScheduleResult r = auto_schedule(m, cuda());
   const BlockReport& b = report_of(r, "C");
   INFO(b.note);
   CHECK(b.rule == "gpu-tile-contraction");
   CHECK(b.note ==
-        "register tile 4x4 per thread, 16x16 threads per block, 4x4 blocks over a 256x256 output "
-        "(no shared-memory tiles: the reduction's 40 iterations are not several steps of 16)");
+        "register tile 4x2 per thread, 8x8 threads per block, 8x16 blocks over a 256x256 output "
+        "(no shared-memory tiles: the reduction's 36 iterations are not several steps of 8)");
   const std::string printed = print_func(r.schedule.mod().at("main"));
   INFO(printed);
   // The accumulators: a cache in local scope, its init and write-back with
   // the update in each thread, the tile loops unrolled.
   CHECK(printed.find("scope=\"local\"") != std::string::npos);
   CHECK(printed.find("scope=\"shared\"") == std::string::npos);
-  CHECK(printed.find("for k in range(40)") != std::string::npos);
+  CHECK(printed.find("for k in range(36)") != std::string::npos);
   CHECK(printed.find("T.unroll(4)") != std::string::npos);
-  // Lowered for the GPU: 16 accumulators of each thread's own.
+  // Lowered for the GPU: 8 accumulators of each thread's own.
   const std::string lowered = print_func(lower(r.schedule.mod().at("main"), LowerOptions{true}));
   INFO(lowered);
-  CHECK(lowered.find("T.allocate([16], \"float32\", \"local\")") != std::string::npos);
-  check_gpu_schedule(m, "matmul 256x256x40", 1);
+  CHECK(lowered.find("T.allocate([8], \"float32\", \"local\")") != std::string::npos);
+  check_gpu_schedule(m, "matmul 256x256x36", 1);
 }
 
 TEST_CASE("gpu rules: batch matmul, convolution and int8 matmul get register tiles",
           "[rules][gpu]") {
   const std::vector<std::pair<const char*, const char*>> cases = {
       {"batch_matmul.tir",
-       "shared-memory tiles of 32x8 and 8x32, register tile 4x4 per thread, 8x8 threads per "
-       "block, 1x1 blocks x 2 on blockIdx.z over a 32x32 output"},
+       "shared-memory tiles of 8x8 and 8x16, register tile 2x2 per thread, 4x8 threads per "
+       "block, 4x2 blocks x 2 on blockIdx.z over a 32x32 output"},
       // Rows: the output channels (the weights vary along them, the data
       // does not); the tiles shrink to give a warp of threads.
       {"conv2d_nchw.tir",
        "register tile 2x1 per thread, 4x8 threads per block, 1x1 blocks x 8 on blockIdx.z over "
        "a 8x8 output (no shared-memory tiles: more than one reduction loop)"},
       {"int8_matmul_int32_acc.tir",
-       "shared-memory tiles of 32x8 and 8x32, register tile 4x4 per thread, 8x8 threads per "
-       "block, 1x1 blocks over a 32x32 output"},
+       "shared-memory tiles of 8x8 and 8x16, register tile 2x2 per thread, 4x8 threads per "
+       "block, 4x2 blocks over a 32x32 output"},
   };
   for (const auto& [file, note] : cases) {
     INFO(file);
@@ -333,7 +371,7 @@ std::string replaced(std::string text, const std::vector<std::pair<std::string, 
   return text;
 }
 
-TEST_CASE("gpu rules: larger convolutions get 4x4 register tiles and compute the same",
+TEST_CASE("gpu rules: larger convolutions get register tiles and compute the same",
           "[rules][gpu]") {
   // NCHW, 2x16x16x16 with 32 3x3 filters: rows are the output channels, one
   // batch loop (the output rows) on blockIdx.z, the images serial.
@@ -358,11 +396,11 @@ TEST_CASE("gpu rules: larger convolutions get 4x4 register tiles and compute the
                    "depthwise_8x32x32.tir");
   const std::vector<std::tuple<const IRModule*, const char*, const char*>> cases = {
       {&conv, "conv",
-       "register tile 4x4 per thread, 8x4 threads per block, 1x1 blocks x 16 on blockIdx.z over a "
+       "register tile 2x2 per thread, 8x4 threads per block, 2x2 blocks x 16 on blockIdx.z over a "
        "32x16 output, 1 batch loop serial in each thread (no shared-memory tiles: more than one "
        "reduction loop)"},
       {&depthwise, "depthwise_conv2d",
-       "register tile 4x4 per thread, 8x8 threads per block, 1x1 blocks x 8 on blockIdx.z over a "
+       "register tile 2x2 per thread, 4x8 threads per block, 4x2 blocks x 8 on blockIdx.z over a "
        "32x32 output (no shared-memory tiles: more than one reduction loop)"},
   };
   for (const auto& [m, block, note] : cases) {

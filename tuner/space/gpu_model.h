@@ -22,6 +22,9 @@ struct GpuModel {
   int tile_columns = 4;
   int block_rows = 16;
   int block_columns = 16;
+  // Blocks that give every multiprocessor of a large GPU one (A100 108, H100
+  // 132): with fewer, a contraction takes smaller blocks and tiles.
+  int64_t fill_blocks = 128;
   // Reductions (gpu_reduce.cpp): with at most this many outputs (64 blocks
   // of 256 threads, too few to fill a GPU one thread an output), each output
   // gets a block whose threads share its row.

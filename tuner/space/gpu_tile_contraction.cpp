@@ -82,6 +82,40 @@ void choose(Axis& rows, Axis& cols, const GpuModel& gpu) {
   }
 }
 
+// Fewer blocks than the GPU has multiprocessors leave some of them idle (a
+// 256x256 output is 16 blocks of 64x64): while that gives more blocks,
+// fewer threads per block (down to two warps; from the rows, so that
+// threadIdx.x stays long along the contiguous index), then smaller register
+// tiles (the larger first, down to 2), then one-warp blocks.
+void fill_gpu(Axis& rows, Axis& cols, int64_t batch, const GpuModel& gpu) {
+  auto blocks = [&](const Axis& r, const Axis& c) { return r.blocks() * c.blocks() * batch; };
+  auto fewer_threads = [](const Axis& a) { return axis(a.extent, a.tile, a.threads / 2); };
+  auto smaller_tile = [](const Axis& a) {
+    const int64_t tile = largest_divisor(a.extent, a.tile - 1);
+    return tile >= 2 ? axis(a.extent, tile, a.threads) : a;
+  };
+  while (blocks(rows, cols) < gpu.fill_blocks) {
+    const bool rows_first = rows.threads >= cols.threads;
+    const bool cols_tile_first = cols.tile >= rows.tile;
+    const std::pair<Axis, Axis> options[] = {
+        rows_first ? std::pair{fewer_threads(rows), cols} : std::pair{rows, fewer_threads(cols)},
+        cols_tile_first ? std::pair{rows, smaller_tile(cols)} : std::pair{smaller_tile(rows), cols},
+        cols_tile_first ? std::pair{smaller_tile(rows), cols} : std::pair{rows, smaller_tile(cols)},
+        rows_first ? std::pair{fewer_threads(rows), cols} : std::pair{rows, fewer_threads(cols)}};
+    const int64_t least_threads[] = {2 * gpu.warp_size, gpu.warp_size, gpu.warp_size,
+                                     gpu.warp_size};
+    bool grew = false;
+    for (size_t o = 0; o < 4 && !grew; ++o) {
+      const auto& [r, c] = options[o];
+      if (r.threads * c.threads < least_threads[o] || blocks(r, c) <= blocks(rows, cols)) continue;
+      rows = r;
+      cols = c;
+      grew = true;
+    }
+    if (!grew) return;
+  }
+}
+
 struct Split3 {
   LoopRV blocks, threads, tile;
   Axis axis;
@@ -338,6 +372,7 @@ RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext
   int z = -1;
   for (int b : batch)
     if (z < 0 || nest->loops[b].extent > nest->loops[z].extent) z = b;
+  fill_gpu(rows, cols, z >= 0 ? nest->loops[z].extent : 1, gpu);
   if (z >= 0 && nest->loops[z].extent > gpu.max_grid_yz)
     return {false, "a batch loop of more than " + std::to_string(gpu.max_grid_yz) + " blocks"};
   if (rows.blocks() > gpu.max_grid_yz)
