@@ -136,6 +136,9 @@ class FunctionEmitter {
   llvm::Value* round_to(DataType t, llvm::Value* x);
   // Element address of a flat buffer (index: a scalar integer value).
   llvm::Value* element_address(const Buffer& b, llvm::Value* index);
+  // float16 / bfloat16 as LLVM's half / bfloat where the target converts
+  // them natively (CUDA kernels), else null: integer code (llvm_narrow_float.h).
+  llvm::Type* native_narrow_type(DataType t) const;
   llvm::Value* to_storage(DataType t, llvm::Value* v);
   llvm::Value* from_storage(DataType t, llvm::Value* v);
   static int lanes_of(llvm::Value* v);  // 1 for a scalar

@@ -46,8 +46,21 @@ llvm::Type* value_type(llvm::LLVMContext& c, DataType t) {
   return storage_type(c, t);
 }
 
+llvm::Type* FunctionEmitter::native_narrow_type(DataType t) const {
+  // GPUs convert float32 <-> float16 / bfloat16 in one instruction each
+  // (cvt.rn.f16.f32, cvt.f32.f16, and the bf16 forms from sm_80), with the
+  // same rounding as the integer code the CPU targets get; NaNs keep no payload
+  // in either.
+  if (role_ != Role::cuda_device || !is_narrow_float(t)) return nullptr;
+  return t.code() == DataType::Code::BFloat ? llvm::Type::getBFloatTy(c_)
+                                            : llvm::Type::getHalfTy(c_);
+}
+
 llvm::Value* FunctionEmitter::to_storage(DataType t, llvm::Value* v) {
   if (t.is_bool()) return b_.CreateZExt(v, storage_type(c_, t.with_lanes(lanes_of(v))));
+  if (llvm::Type* narrow = native_narrow_type(t))
+    return b_.CreateBitCast(b_.CreateFPTrunc(v, v->getType()->getWithNewType(narrow)),
+                            v->getType()->getWithNewType(b_.getInt16Ty()));
   if (t.code() == DataType::Code::BFloat) return emit_f32_to_bf16_bits(b_, v);
   if (is_narrow_float(t)) return emit_f32_to_f16_bits(b_, v);
   return v;
@@ -55,6 +68,9 @@ llvm::Value* FunctionEmitter::to_storage(DataType t, llvm::Value* v) {
 
 llvm::Value* FunctionEmitter::from_storage(DataType t, llvm::Value* v) {
   if (t.is_bool()) return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  if (llvm::Type* narrow = native_narrow_type(t))
+    return b_.CreateFPExt(b_.CreateBitCast(v, v->getType()->getWithNewType(narrow)),
+                          v->getType()->getWithNewType(b_.getFloatTy()));
   if (t.code() == DataType::Code::BFloat) return emit_bf16_bits_to_f32(b_, v);
   if (is_narrow_float(t)) return emit_f16_bits_to_f32(b_, v);
   return v;
@@ -101,9 +117,7 @@ llvm::Value* FunctionEmitter::round_to(DataType t, llvm::Value* x) {
     x = b_.CreateBitCast(bits, of(b_.getFloatTy()));
   }
   if (t == DataType::float32()) return x;
-  if (t.code() == DataType::Code::BFloat)
-    return emit_bf16_bits_to_f32(b_, emit_f32_to_bf16_bits(b_, x));
-  return emit_f16_bits_to_f32(b_, emit_f32_to_f16_bits(b_, x));
+  return from_storage(t, to_storage(t, x));
 }
 
 llvm::Value* FunctionEmitter::expr(const Expr& e) {
