@@ -1,5 +1,7 @@
 #include "ir/arith/simplifier.h"
 
+#include <algorithm>
+
 #include "ir/arith/const_fold.h"
 #include "ir/arith/expr_equal.h"
 #include "ir/buffer.h"
@@ -183,6 +185,39 @@ Expr Simplifier::floor_div_mod(ExprKind kind, const Expr& a, const Expr& b) {
     }
     rest.add_constant(static_cast<int64_t>(-k * d));
     return emit(rest);
+  }
+
+  // R = c * B + y with c dividing d and 0 <= y < c (a fused loop split, x * c
+  // + inner with inner < c): floordiv(R, d) = floordiv(B, d / c) and
+  // floormod(R, d) = c * floormod(B, d / c) + y. c: each term's common factor
+  // with d, the largest that works.
+  {
+    std::vector<int64_t> factors;
+    for (const LinearTerm& term : rest.terms)
+      if (int64_t c = gcd64(term.coef, d); c > 1 && c < d) factors.push_back(c);
+    std::sort(factors.rbegin(), factors.rend());
+    for (int64_t c : factors) {
+      LinearForm big(t), small(t);
+      for (const LinearTerm& term : rest.terms) {
+        if (term.coef % c == 0)
+          big.add_term(term.term, term.coef / c);
+        else
+          small.add_term(term.term, term.coef);
+      }
+      big.add_constant(static_cast<int64_t>(floor_div(rest.constant, c)));
+      small.add_constant(static_cast<int64_t>(floor_mod(rest.constant, c)));
+      if (big.terms.empty()) continue;
+      Interval sb = bound(emit(small));
+      if (!sb.bounded_below() || !sb.bounded_above() || sb.lo < 0 || sb.hi >= c) continue;
+      Expr part = floor_div_mod(kind, emit(big), make_int_imm(t, d / c));
+      if (is_div) {
+        multiple.add_term(part, 1);
+        return emit(multiple);
+      }
+      LinearForm out = LinearForm::of_term(part, c);
+      out.add(small);
+      return emit(out);
+    }
   }
 
   // Divide the remainder and divisor by their common factor.

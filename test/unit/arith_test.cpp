@@ -150,6 +150,27 @@ TEST_CASE("split and fuse index expressions collapse", "[arith]") {
   CHECK(str(an.simplify(floordiv(g, 32) * 32 + floormod(g, 32))) == "g");
 }
 
+TEST_CASE("a fused loop split by a divisor of an inner extent divides through", "[arith]") {
+  // Four loops (56, 56, 64) fused into f and split f = o * 256 + t: 256
+  // divides 56 * 64, so each iterator is a division of o or t alone.
+  Analyzer an;
+  Var o = make_var("o"), t = make_var("t"), x = make_var("x"), y = make_var("y");
+  an.bind(o, Range::from_min_extent(0, 784));
+  an.bind(t, Range::from_min_extent(0, 256));
+  const Expr f = o * 256 + t;
+  CHECK(str(an.simplify(floordiv(f, 3584))) == "o // 14");
+  CHECK(str(an.simplify(floormod(floordiv(f, 64), 56))) == "o % 14 * 4 + t // 64");
+  CHECK(str(an.simplify(floormod(f, 3584))) == "o % 14 * 256 + t");
+  CHECK(str(an.simplify(floordiv(f + 5, 3584))) == "(o * 256 + t + 5) // 3584");
+  // Multiples of d stay outside; the constant's multiple of c joins o.
+  CHECK(str(an.simplify(floordiv(o * 256 + t + 3584 * 2, 3584))) == "o // 14 + 2");
+  CHECK(str(an.simplify(floordiv(o * 256 + 512 + t, 3584))) == "(o + 2) // 14");
+  // Not when the inner part may reach c (t up to 255 against c = 128) or
+  // its sign is unknown.
+  CHECK(str(an.simplify(floordiv(o * 128 + t, 3584))) == "(o * 128 + t) // 3584");
+  CHECK(str(S(floordiv(x * 256 + y, 3584))) == "(x * 256 + y) // 3584");
+}
+
 TEST_CASE("bounds through arithmetic", "[arith]") {
   Analyzer an;
   Var i = make_var("i"), j = make_var("j"), x = make_var("x");

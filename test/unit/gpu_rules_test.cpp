@@ -119,6 +119,26 @@ IRModule matmul(int n) {
   return parse_module(text, "matmul" + size + ".tir");
 }
 
+// An NHWC activation (a ResNet layer's ReLU): four loops fused and split by
+// 256 threads, a divisor of the inner extents 56 x 64 but not of 64 alone;
+// the bind's proof needs the simplifier to divide the split index through.
+TEST_CASE("gpu rules: a 1x56x56x64 elementwise block is 784 blocks of 256 threads",
+          "[rules][gpu]") {
+  const IRModule m = parse_module(R"(@T.prim_func
+def main(A: T.Buffer((1, 56, 56, 64), "float32"), B: T.Buffer((1, 56, 56, 64), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    for i0, i1, i2, i3 in T.grid(1, 56, 56, 64):
+        with T.block("relu"):
+            v0, v1, v2, v3 = T.axis.remap("SSSS", [i0, i1, i2, i3])
+            B[v0, v1, v2, v3] = T.max(A[v0, v1, v2, v3], T.float32(0))
+)",
+                                  "relu_nhwc.tir");
+  Schedule sch(m);
+  const RuleOutcome o = bind_gpu_threads(sch, sch.get_block("relu"), cuda());
+  CHECK(o.note == "fused 4 loops (200704 iterations) into 784 blocks x 256 threads");
+  check_gpu_schedule(m, "relu 1x56x56x64", 1);
+}
+
 // A contraction goes to gpu-tile-contraction first; bind-gpu-threads alone
 // still makes one thread per output element of it.
 TEST_CASE("gpu rules: bind-gpu-threads makes a 128x128x128 matmul 64 blocks of 256 threads",
