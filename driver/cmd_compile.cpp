@@ -161,7 +161,7 @@ int run_compile(const CompileOptions& o) {
   }
   gen.contraction_kernels = o.contraction_kernels;
 
-  IRModule m = load_module(o.file, o.model);
+  IRModule m = load_module(o.file, model_options_for_target(o.model, gen.target.is_gpu()));
   if (!o.func.empty() && !m.find(o.func))
     throw Error("no function named '" + o.func + "' in " + o.file);
   m = schedule_module(m, o.scheduling, gen.target, o.func);

@@ -81,7 +81,7 @@ int run_model(const RunOptions& o) {
     throw Error("--profile times compiled kernels; it cannot be used with --interpret");
   // The input files bind the model's symbolic dimensions that no flag binds.
   std::vector<NDArray> inputs;
-  ModelOptions model = o.model;
+  ModelOptions model = model_options_for_target(o.model, cuda);
   for (const std::string& path : o.inputs) {
     inputs.push_back(onnx::read_tensor_file(path));
     model.dims.data.push_back({inputs.back().shape(), "input file '" + path + "'"});

@@ -1,6 +1,7 @@
 #include "driver/model_flags.h"
 
 #include <cctype>
+#include <limits>
 #include <optional>
 
 namespace tirc::driver {
@@ -120,6 +121,11 @@ void add_model_flags(CLI::App* cmd, ModelOptions& model) {
       "Fix the whole shape of the ONNX model's input INPUT, such as x=1x3x224x224; its "
       "dim_params take the values given (repeatable)",
       parse_shape, [&model](ParsedShape p) { model.dims.shapes.push_back(std::move(p.shape)); });
+}
+
+ModelOptions model_options_for_target(ModelOptions model, bool gpu) {
+  if (gpu) model.blocked_weights_bytes = std::numeric_limits<size_t>::max();
+  return model;
 }
 
 }  // namespace tirc::driver

@@ -1,6 +1,8 @@
 // cache_read and cache_write: a copy of a buffer in another storage scope,
 // filled (or written back) by a copy block over the buffer's whole shape placed
 // at the top level of the block's scope, as TVM places it before compute_at.
+#include <algorithm>
+
 #include "ir/arith/analyzer.h"
 #include "ir/arith/linear_form.h"
 #include "schedule/analysis.h"
@@ -57,8 +59,11 @@ Stmt redirect(Stmt scope, const std::vector<const BlockRealizeNode*>& blocks, co
 }
 
 // True when the block's write of buf, over its iteration domain, reaches
-// every element: each dimension is either the whole extent or a distinct
-// iteration variable (plus a constant) whose range is exactly [0, extent).
+// every element: each dimension is either the whole extent or an index that
+// distinct iteration variables (used in no other dimension) number exactly
+// [0, extent): one variable over that range, or several as the digits of a
+// mixed radix (`o * 16 + i` for o in [0, 8), i in [0, 16): an output whose
+// channels a layout split into blocks).
 bool writes_whole_buffer(const BlockNode& b, const Buffer& buf) {
   const BufferRegion* region = nullptr;
   for (const BufferRegion& r : b.writes)
@@ -66,6 +71,11 @@ bool writes_whole_buffer(const BlockNode& b, const Buffer& buf) {
   if (!region || region->region.size() != buf->shape.size()) return false;
   Analyzer ana;
   for (const IterVar& iv : b.iter_vars) ana.bind(iv.var, iv.dom);
+  auto domain_of = [&](const VarNode* v) -> const IterVar* {
+    for (const IterVar& iv : b.iter_vars)
+      if (iv.var.get() == v) return &iv;
+    return nullptr;
+  };
   std::vector<const VarNode*> used;
   for (size_t d = 0; d < buf->shape.size(); ++d) {
     const Range& r = region->region[d];
@@ -76,14 +86,28 @@ bool writes_whole_buffer(const BlockNode& b, const Buffer& buf) {
     if (min && *min == 0 && *extent == *shape) continue;
     if (*extent != 1) return false;
     arith::LinearForm form = arith::decompose(ana.simplify(r.min));
-    if (form.terms.size() != 1 || form.terms[0].coef != 1) return false;
-    auto* var = form.terms[0].term.as<VarNode>();
-    if (!var) return false;
-    for (const VarNode* u : used)
-      if (u == var) return false;
-    used.push_back(var);
-    ConstIntBound bound = ana.const_int_bound(r.min);
-    if (!bound.min || !bound.max || *bound.min != 0 || *bound.max != *shape - 1) return false;
+    if (form.terms.empty() || form.constant != 0) return false;
+    // The digits, least significant first: each coefficient the product of
+    // the extents below it.
+    std::vector<std::pair<int64_t, const VarNode*>> digits;
+    for (const arith::LinearTerm& t : form.terms) {
+      auto* var = t.term.as<VarNode>();
+      if (!var || t.coef <= 0) return false;
+      digits.push_back({t.coef, var});
+    }
+    std::sort(digits.begin(), digits.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    int64_t place = 1;
+    for (const auto& [coef, var] : digits) {
+      const IterVar* iv = domain_of(var);
+      if (!iv || coef != place || std::find(used.begin(), used.end(), var) != used.end())
+        return false;
+      auto lo = as_const_int(iv->dom.min), n = as_const_int(iv->dom.extent);
+      if (!lo || *lo != 0 || !n || *n <= 0 || __builtin_mul_overflow(place, *n, &place))
+        return false;
+      used.push_back(var);
+    }
+    if (place != *shape) return false;
   }
   return true;
 }

@@ -212,8 +212,8 @@ class ChannelsLast {
 bool blocks_conv_weights(int64_t group, const Shape& weights, size_t blocked_weights_bytes) {
   int64_t bytes = 4;
   for (int64_t d : weights) bytes *= d;
-  return group == 1 && !weights.empty() && weights[0] % kWeightsBlock == 0 &&
-         bytes >= static_cast<int64_t>(blocked_weights_bytes);
+  return group == 1 && !weights.empty() && weights[0] % kWeightsBlock == 0 && bytes > 0 &&
+         static_cast<size_t>(bytes) >= blocked_weights_bytes;
 }
 
 bool prefers_channels_last(const Graph& graph) {

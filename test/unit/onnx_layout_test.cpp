@@ -3,6 +3,8 @@
 // as in ONNX's layout, interpreted and compiled for both x86 targets.
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "ir/onnx/fold.h"
 #include "ir/onnx/layout.h"
 #include "ir/onnx/model_pipeline.h"
@@ -106,6 +108,16 @@ TEST_CASE("layout: convolutions, pools and what lies between them go channels-la
     if (n.op_type == "Conv") weights.push_back(d.tensor(n.inputs[1]).shape);
   CHECK(weights ==
         std::vector<onnx::Shape>{{3, 3, 3, 16}, {3, 3, 1, 16}, {1, 1, 16, 16}, {1, 1, 16, 6}});
+  // Nor with no size big enough (what a GPU target asks for).
+  weights.clear();
+  onnx::Graph e =
+      onnx::fold_and_infer(onnx::convert_to_channels_last(g, std::numeric_limits<size_t>::max()));
+  for (const onnx::Node& n : e.nodes)
+    if (n.op_type == "Conv") weights.push_back(e.tensor(n.inputs[1]).shape);
+  CHECK(weights ==
+        std::vector<onnx::Shape>{{3, 3, 3, 16}, {3, 3, 1, 16}, {1, 1, 16, 16}, {1, 1, 16, 6}});
+  CHECK(onnx::blocks_conv_weights(1, {512, 512, 3, 3}));
+  CHECK(!onnx::blocks_conv_weights(1, {512, 512, 3, 3}, std::numeric_limits<size_t>::max()));
 }
 
 TEST_CASE("layout: channels-last computes what NCHW computes, interpreted and compiled",

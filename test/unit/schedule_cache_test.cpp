@@ -451,7 +451,10 @@ def main(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8, 8), "float32"), C: T.Bu
   REQUIRE(verify(s.func("main")).empty());
   BlockRV init = s.get_block("C_init");
   expect_refused(
-      s, [&] { s.reindex(init, {true, 0}); },
+      s,
+      [&] {
+        s.reindex(init, {true, 0});
+      },
       "reindex: buffer C is also written by block C_update");
 }
 
@@ -462,7 +465,10 @@ TEST_CASE("reindex refuses a guarded read; root block refusals", "[schedule][cac
   Schedule s(load_example("conv2d_nchw.tir"));
   BlockRV pad = s.get_block("data_pad");
   expect_refused(
-      s, [&] { s.reindex(pad, {false, 0}); },
+      s,
+      [&] {
+        s.reindex(pad, {false, 0});
+      },
       "reindex: the access of buffer data in block data_pad leaves the buffer");
   Schedule r(load_example("matmul.tir"));
   BlockRV root = r.get_block("root");
@@ -473,7 +479,11 @@ TEST_CASE("reindex refuses a guarded read; root block refusals", "[schedule][cac
       r, [&] { r.cache_write(root, 0, "local"); },
       "cache_write: block root has no enclosing scope block");
   expect_refused(
-      r, [&] { r.reindex(root, {true, 0}); }, "reindex: block root has no enclosing scope block");
+      r,
+      [&] {
+        r.reindex(root, {true, 0});
+      },
+      "reindex: block root has no enclosing scope block");
 }
 
 // Found by the randomized schedule test: cache_write of a block inside an
@@ -500,8 +510,38 @@ def main(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
       "cache_write: block B does not write the whole of buffer B within block B_o");
   // The same for reindex, which copies the block's whole iteration domain.
   expect_refused(
-      s, [&] { s.reindex(b, {false, 0}); },
+      s,
+      [&] {
+        s.reindex(b, {false, 0});
+      },
       "reindex: block B depends on the variables of block B_o around it");
+}
+
+TEST_CASE("cache_write takes an output dimension numbered by several variables",
+          "[schedule][cache]") {
+  // Channels split into blocks: B[i, o * 4 + c] with `columns` columns.
+  auto program = [](const std::string& index, int columns) {
+    const std::string shape = "(4, " + std::to_string(columns) + ")";
+    return "@T.prim_func\ndef main(A: T.Buffer(" + shape + ", \"float32\"), B: T.Buffer(" + shape +
+           ", \"float32\")):\n    for i, o, c in T.grid(4, 2, 4):\n        with T.block(\"B\"):\n"
+           "            vi, vo, vc = T.axis.remap(\"SSS\", [i, o, c])\n            B[vi, " +
+           index + "] = A[vi, " + index + "] * T.float32(2)\n";
+  };
+  // o * 4 + c numbers B's 8 columns exactly once.
+  const IRModule m = parse(program("vo * 4 + vc", 8).c_str());
+  Schedule s(m);
+  s.cache_write(s.get_block("B"), 0, "local");
+  CHECK(check_equivalent(m.at("main"), s.func("main")).equal);
+  // Digits that leave gaps (o * 5 + c over 9 columns) or overlap (o * 2 + c
+  // over 6): refused.
+  for (const auto& [index, columns] : {std::pair{"vo * 5 + vc", 9}, std::pair{"vo * 2 + vc", 6}}) {
+    INFO(index);
+    Schedule g(parse(program(index, columns).c_str()));
+    const BlockRV b = g.get_block("B");
+    expect_refused(
+        g, [&] { g.cache_write(b, 0, "local"); },
+        "cache_write: block B does not write the whole of buffer B");
+  }
 }
 
 // Found by the randomized schedule test: cache_read inside an outer block
