@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CUDA_BENCH_NAME "cuda_matmul_bench"
+#include "cuda_bench_util.h"
 #include "mm_sizes.h"
 
 enum { WARMUPS = 3, RUNS = 20, SAMPLES = 256 };
@@ -45,34 +47,10 @@ struct problem {
 
 enum impl { IMPL_TIRC, IMPL_CUBLAS };
 
-static void die_cu(CUresult r, const char *what) {
-  // The error strings come from the driver itself, which may be the toolkit's
-  // stub library (a machine without a GPU): it answers no question, not even this one.
-  const char *name = NULL, *text = NULL;
-  if (cuGetErrorName(r, &name) != CUDA_SUCCESS) name = NULL;
-  if (cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;
-  fprintf(stderr, "cuda_matmul_bench: %s failed: CUresult %d%s%s%s%s\n", what, (int)r,
-          name ? " " : "", name ? name : "", text ? ": " : "", text ? text : "");
-  exit(2);
-}
-
-static void check_cu(CUresult r, const char *what) {
-  if (r != CUDA_SUCCESS) die_cu(r, what);
-}
-
 static void check_cublas(cublasStatus_t s, const char *what) {
   if (s == CUBLAS_STATUS_SUCCESS) return;
   fprintf(stderr, "cuda_matmul_bench: %s failed: %s\n", what, cublasGetStatusString(s));
   exit(2);
-}
-
-static void *xmalloc(size_t bytes) {
-  void *p = malloc(bytes);
-  if (!p) {
-    fprintf(stderr, "cuda_matmul_bench: out of host memory (%zu bytes)\n", bytes);
-    exit(2);
-  }
-  return p;
 }
 
 // A fixed generator, so every run and every machine sees the same matrices.
@@ -105,25 +83,20 @@ static void run_once(enum impl impl, const struct problem *p) {
                "cublasSgemm");
 }
 
-// Best time of RUNS runs in milliseconds. All runs are enqueued back to back
-// with an event pair around each, and the host waits once at the end: the GPU
-// never idles between runs waiting for the host, so each pair measures the
-// kernel(s) and not the host's launch latency (which would dominate at 256).
+// One implementation's runs, for cuda_bench_best_ms.
+struct timed_run {
+  enum impl impl;
+  const struct problem *p;
+};
+
+static void run_timed(void *arg) {
+  const struct timed_run *t = arg;
+  run_once(t->impl, t->p);
+}
+
 static float best_ms(enum impl impl, const struct problem *p, CUevent start[RUNS], CUevent stop[RUNS]) {
-  for (int i = 0; i < WARMUPS; ++i) run_once(impl, p);
-  for (int i = 0; i < RUNS; ++i) {
-    check_cu(cuEventRecord(start[i], p->stream), "cuEventRecord");
-    run_once(impl, p);
-    check_cu(cuEventRecord(stop[i], p->stream), "cuEventRecord");
-  }
-  check_cu(cuStreamSynchronize(p->stream), "cuStreamSynchronize");
-  float best = -1.0f;
-  for (int i = 0; i < RUNS; ++i) {
-    float ms;
-    check_cu(cuEventElapsedTime(&ms, start[i], stop[i]), "cuEventElapsedTime");
-    if (best < 0.0f || ms < best) best = ms;
-  }
-  return best;
+  struct timed_run t = {impl, p};
+  return cuda_bench_best_ms(run_timed, &t, p->stream, WARMUPS, RUNS, start, stop);
 }
 
 // Element-for-element comparison of tirc's C with cuBLAS's, and of both with
@@ -206,33 +179,9 @@ static long bench_size(const struct size_entry *s, CUstream stream, cublasHandle
 }
 
 int main(void) {
-  CUresult r = cuInit(0);
-  if (r != CUDA_SUCCESS) {
-    fprintf(stderr, "cuda_matmul_bench: no usable NVIDIA GPU or driver here (cuInit)\n");
-    die_cu(r, "cuInit");
-  }
-  int devices = 0;
-  check_cu(cuDeviceGetCount(&devices), "cuDeviceGetCount");
-  if (devices == 0) {
-    fprintf(stderr, "cuda_matmul_bench: the driver sees no NVIDIA GPU\n");
-    return 2;
-  }
-  CUdevice dev;
-  check_cu(cuDeviceGet(&dev, 0), "cuDeviceGet");
-  // tirc's functions load their PTX into the calling thread's current context,
-  // and cuBLAS (the runtime API) uses the device's primary context: make that
-  // one current so both share it.
   CUcontext ctx;
-  check_cu(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-  check_cu(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
-
-  char dev_name[256];
-  int driver = 0, cc_major = 0, cc_minor = 0, sms = 0, cublas_version = 0;
-  check_cu(cuDeviceGetName(dev_name, sizeof dev_name, dev), "cuDeviceGetName");
-  check_cu(cuDriverGetVersion(&driver), "cuDriverGetVersion");
-  check_cu(cuDeviceGetAttribute(&cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute");
-  check_cu(cuDeviceGetAttribute(&cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "cuDeviceGetAttribute");
-  check_cu(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), "cuDeviceGetAttribute");
+  const CUdevice dev = cuda_bench_open(&ctx);
+  int cublas_version = 0;
 
   cublasHandle_t cublas;
   check_cublas(cublasCreate(&cublas), "cublasCreate");
@@ -242,8 +191,8 @@ int main(void) {
   check_cublas(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
 
   printf("# fp32 C[M,N] = A[M,K] * B[K,N]: tirc (default GPU schedule) vs cublasSgemm (CUBLAS_DEFAULT_MATH)\n");
-  printf("# device: %s (compute capability %d.%d, %d SMs), driver API %d.%d, cuBLAS %d\n", dev_name, cc_major,
-         cc_minor, sms, driver / 1000, driver % 1000 / 10, cublas_version);
+  cuda_bench_print_device(dev);
+  printf("# cuBLAS %d\n", cublas_version);
   if (getenv("NVIDIA_TF32_OVERRIDE"))
     printf("# NVIDIA_TF32_OVERRIDE=%s is set: it may change cuBLAS's math mode\n", getenv("NVIDIA_TF32_OVERRIDE"));
   printf("# best of %d runs after %d warm-ups, CUDA events; GFLOPS = 2 M N K / time\n", RUNS, WARMUPS);
