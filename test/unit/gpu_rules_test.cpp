@@ -43,7 +43,7 @@ std::string slurp(const fs::path& p) {
 
 bool bound_by_gpu_rule(const BlockReport& b) {
   return b.rule == "gpu-tile-contraction" || b.rule == "gpu-thread-reduction" ||
-         b.rule == "bind-gpu-threads";
+         b.rule == "gpu-inline-epilogue" || b.rule == "bind-gpu-threads" || b.rule == "inlined";
 }
 
 // Every block reported bound, or with the reason it is not; every kernel
@@ -185,7 +185,8 @@ TEST_CASE("gpu rules: 40 elements are one block of 64 threads with a predicate",
   CHECK(b.note ==
         "loop (40 iterations) into 1 block x 64 threads, predicated (24 threads idle) "
         "[gpu-tile-contraction not a C[.., i, j] += A * B contraction (or max(C, A)); "
-        "gpu-thread-reduction not a reduction with an init]");
+        "gpu-thread-reduction not a reduction with an init; gpu-inline-epilogue no producer bound "
+        "to GPU threads]");
   const std::string printed = print_func(r.schedule.mod().at("main"));
   INFO(printed);
   CHECK(printed.find("T.thread_binding(1, thread=\"blockIdx.x\")") != std::string::npos);
@@ -211,6 +212,7 @@ TEST_CASE("gpu rules: a full reduction to a scalar is not bound, and says why", 
   CHECK(b.note ==
         "gpu-tile-contraction not a C[.., i, j] += A * B contraction (or max(C, A)); "
         "gpu-thread-reduction no warp of threads divides the rows of 100; "
+        "gpu-inline-epilogue not elementwise; "
         "bind-gpu-threads no data-parallel outer loop to bind to threads");
   CHECK(r.schedule.trace().print().find("sch.bind(") == std::string::npos);
   CHECK(r.schedule.mod().at("main").get() == m.at("main").get());
@@ -368,7 +370,8 @@ TEST_CASE("gpu rules: batch matmul, convolution and int8 matmul get register til
       // does not); the tiles shrink to give a warp of threads.
       {"conv2d_nchw.tir",
        "register tile 2x1 per thread, 4x8 threads per block, 1x1 blocks x 8 on blockIdx.z over "
-       "a 8x8 output (no shared-memory tiles: more than one reduction loop)"},
+       "a 8x8 output (no shared-memory tiles: more than one reduction loop) (inlined its zero "
+       "pad, block data_pad)"},
       {"int8_matmul_int32_acc.tir",
        "shared-memory tiles of 8x8 and 8x16, register tile 2x2 per thread, 4x8 threads per "
        "block, 4x2 blocks over a 32x32 output"},
@@ -381,6 +384,27 @@ TEST_CASE("gpu rules: batch matmul, convolution and int8 matmul get register til
     CHECK(b.rule == "gpu-tile-contraction");
     CHECK(b.note == note);
   }
+}
+
+TEST_CASE("gpu rules: a convolution's pad and ReLU run in its kernel", "[rules][gpu]") {
+  // The example cnn's first group: pad, conv, relu.
+  const IRModule m = import_onnx_module(kSource + "/examples/models/cnn/model.onnx");
+  const AutoScheduleResult r = auto_schedule(m, cuda());
+  std::map<std::string, std::string> rule_of;
+  for (const BlockReport& b : r.blocks)
+    if (b.func == "conv_relu") rule_of[b.block] = b.rule;
+  CHECK(rule_of["pad"] == "inlined");
+  CHECK(rule_of["conv"] == "gpu-tile-contraction");
+  CHECK(rule_of["relu"] == "gpu-inline-epilogue");
+  // One kernel: one blockIdx.x loop (each kernel has one) in the lowered function.
+  const std::string lowered =
+      print_func(lower(r.schedule.mod().at("conv_relu"), LowerOptions{true}));
+  INFO(lowered);
+  size_t kernels = 0;
+  for (size_t at = 0; (at = lowered.find("thread=\"blockIdx.x\"", at)) != std::string::npos; ++at)
+    ++kernels;
+  CHECK(kernels == 1);
+  check_gpu_schedule(m, "cnn", 1);
 }
 
 // Text with each `from` replaced by its `to`, in order.
@@ -418,7 +442,7 @@ TEST_CASE("gpu rules: larger convolutions get register tiles and compute the sam
       {&conv, "conv",
        "register tile 2x2 per thread, 8x4 threads per block, 2x2 blocks x 16 on blockIdx.z over a "
        "32x16 output, 1 batch loop serial in each thread (no shared-memory tiles: more than one "
-       "reduction loop)"},
+       "reduction loop) (inlined its zero pad, block data_pad)"},
       {&depthwise, "depthwise_conv2d",
        "register tile 2x2 per thread, 4x8 threads per block, 4x2 blocks x 8 on blockIdx.z over a "
        "32x32 output (no shared-memory tiles: more than one reduction loop)"},

@@ -105,4 +105,15 @@ int rows_loop(const BlockNest& nest, const ContractionUpdate& u, int jl, int fal
   return fallback;
 }
 
+std::optional<BlockRV> zero_pad_producer(Schedule& sch, BlockRV block, const ContractionUpdate& u) {
+  for (BlockRV p : sch.get_producers(block)) {
+    std::optional<BlockNest> n = describe_nest(sch, p);
+    if (!n) continue;
+    auto* st = n->realize->block->body.as<BufferStoreNode>();
+    if (!st || !as_guarded_load(st->value).guard) continue;
+    if (st->buffer == u.a->buffer || (u.b && st->buffer == u.b->buffer)) return p;
+  }
+  return std::nullopt;
+}
+
 }  // namespace tirc

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "ir/function.h"
@@ -58,5 +59,10 @@ int columns_loop(const BlockNest& nest, const BufferStoreNode& st, size_t* dims,
 // Without such a loop (depthwise: both operands follow the channel; max
 // pooling), `fallback`.
 int rows_loop(const BlockNest& nest, const ContractionUpdate& u, int jl, int fallback);
+
+// The producer of `block` that is a zero pad of one of its operands
+// (`P[..] = if_then_else(cond, X[..], 0)`), if any: the contraction rules
+// inline it, so that its guard is tested in the contraction's loads.
+std::optional<BlockRV> zero_pad_producer(Schedule& sch, BlockRV block, const ContractionUpdate& u);
 
 }  // namespace tirc

@@ -77,6 +77,7 @@ const std::vector<ScheduleRule>& gpu_rules() {
   static const std::vector<ScheduleRule> rules = {
       {"gpu-tile-contraction", gpu_tile_contraction},
       {"gpu-thread-reduction", gpu_thread_reduction},
+      {"gpu-inline-epilogue", gpu_inline_epilogue},
       {"bind-gpu-threads", bind_gpu_threads},
   };
   return rules;

@@ -322,9 +322,7 @@ RuleOutcome shared_tiles(Schedule& sch, BlockRV block, const Found& f, const Rul
   return {true, note + " over a " + times(f.rows.extent, f.cols.extent) + " output"};
 }
 
-}  // namespace
-
-RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx) {
+RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx) {
   std::string why;
   std::optional<BlockNest> nest = unbound_plain_nest(sch, block, &why);
   if (!nest) return {false, why};
@@ -448,6 +446,34 @@ RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext
     note += ", " + std::to_string(serial) + " batch loop" + (serial > 1 ? "s" : "") +
             " serial in each thread";
   return {true, note + " (no shared-memory tiles: " + no_shared + ")"};
+}
+
+}  // namespace
+
+// With a zero pad before the contraction (a convolution's), first with the
+// pad inlined: the threads then test the border in their loads, and the
+// pad's kernel and padded copy are gone. As it is where that fails.
+RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx) {
+  std::optional<BlockNest> nest = describe_nest(sch, block);
+  const ContractionUpdate u = nest && nest->plain
+                                  ? contraction_update(*nest->realize->block, ContractionTypes::any)
+                                  : ContractionUpdate{};
+  if (std::optional<BlockRV> pad = u.store ? zero_pad_producer(sch, block, u) : std::nullopt) {
+    Schedule trial = sch;
+    const std::string name = trial.get(*pad);
+    RuleOutcome inlined;
+    try {
+      trial.compute_inline(*pad);
+      inlined = tile(trial, block, cx);
+    } catch (const ScheduleError& e) {
+      inlined = {false, e.message()};
+    }
+    if (inlined.applied) {
+      sch = std::move(trial);
+      return {true, inlined.note + " (inlined its zero pad, block " + name + ")"};
+    }
+  }
+  return tile(sch, block, cx);
 }
 
 }  // namespace tirc

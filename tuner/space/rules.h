@@ -61,6 +61,10 @@ RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext
 // a block of threads per output, each thread summing a strided part of the
 // row into shared memory (rfactor), then the parts summed as a tree.
 RuleOutcome gpu_thread_reduction(Schedule& sch, BlockRV block, const RuleContext& cx);
+// For a GPU target (Isa::cuda), an elementwise block whose producer a GPU rule
+// already bound to threads (a convolution's ReLU): computed where the
+// producer writes each element (reverse_compute_inline), no kernel of its own.
+RuleOutcome gpu_inline_epilogue(Schedule& sch, BlockRV block, const RuleContext& cx);
 // For a GPU target (Isa::cuda), any block: its leading data-parallel loops
 // fused and split into blocks of threads (blockIdx.x, threadIdx.x; a
 // predicate where the threads overshoot), each thread computing one output

@@ -36,19 +36,6 @@ Tiled tile(Schedule& sch, LoopRV loop, int64_t extent, int64_t inner, int max_in
   return {parts[0], parts[1], sch.get(f[0]), sch.get(f[1])};
 }
 
-// The producer of `block` that is a zero pad of one of its operands
-// (`P[..] = if_then_else(cond, X[..], 0)`), if any.
-std::optional<BlockRV> zero_pad_producer(Schedule& sch, BlockRV block, const ContractionUpdate& u) {
-  for (BlockRV p : sch.get_producers(block)) {
-    std::optional<BlockNest> n = describe_nest(sch, p);
-    if (!n) continue;
-    auto* st = n->realize->block->body.as<BufferStoreNode>();
-    if (!st || !as_guarded_load(st->value).guard) continue;
-    if (st->buffer == u.a->buffer || (u.b && st->buffer == u.b->buffer)) return p;
-  }
-  return std::nullopt;
-}
-
 RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, bool inline_pad);
 
 }  // namespace
