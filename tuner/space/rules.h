@@ -55,7 +55,9 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
 // with its init and write-back inside the thread loops, its loops unrolled)
 // around the serial reduction; one batch loop on blockIdx.z, any other
 // serial in each thread. Exact divisors only: a shape with no register tile
-// is left to bind_gpu_threads.
+// is left to bind_gpu_threads. Smaller blocks and tiles where there would be
+// fewer than GpuModel::fill_blocks blocks; a zero pad producer (a
+// convolution's) inlined into the loads where the tile still applies.
 RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx);
 // For a GPU target (Isa::cuda), a reduction with few outputs and long rows:
 // a block of threads per output, each thread summing a strided part of the
