@@ -1,6 +1,7 @@
 #include "ir/arith/simplifier.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "ir/arith/const_fold.h"
 #include "ir/arith/expr_equal.h"
@@ -138,6 +139,22 @@ Interval Simplifier::difference_bound(const Expr& a, const Expr& b) {
 
 // ---- floordiv / floormod ------------------------------------------------------
 
+// f = k * quotient + remainder for k > 0: the terms whose coefficient k
+// divides, divided by k, and floor(constant / k) in the quotient; the other
+// terms and the constant's remainder (in [0, k)) in the remainder.
+static std::pair<LinearForm, LinearForm> split_multiples(const LinearForm& f, int64_t k) {
+  LinearForm quotient(f.dtype), remainder(f.dtype);
+  for (const LinearTerm& term : f.terms) {
+    if (term.coef % k == 0)
+      quotient.add_term(term.term, term.coef / k);
+    else
+      remainder.add_term(term.term, term.coef);
+  }
+  quotient.add_constant(static_cast<int64_t>(floor_div(f.constant, k)));
+  remainder.add_constant(static_cast<int64_t>(floor_mod(f.constant, k)));
+  return {std::move(quotient), std::move(remainder)};
+}
+
 Expr Simplifier::floor_div_mod(ExprKind kind, const Expr& a, const Expr& b) {
   DataType t = a.dtype();
   bool is_div = kind == ExprKind::FloorDiv;
@@ -163,17 +180,7 @@ Expr Simplifier::floor_div_mod(ExprKind kind, const Expr& a, const Expr& b) {
   }
 
   // a = d * M + R with the multiples of d collected into M.
-  LinearForm num = decompose(a);
-  LinearForm multiple(t), rest(t);
-  for (const LinearTerm& term : num.terms) {
-    if (term.coef % d == 0)
-      multiple.add_term(term.term, term.coef / d);
-    else
-      rest.add_term(term.term, term.coef);
-  }
-  int64_t q = static_cast<int64_t>(floor_div(num.constant, d));
-  rest.add_constant(static_cast<int64_t>(floor_mod(num.constant, d)));
-  multiple.add_constant(q);
+  auto [multiple, rest] = split_multiples(decompose(a), d);
 
   Expr rest_expr = emit(rest);
   Interval rb = bound(rest_expr);
@@ -197,15 +204,7 @@ Expr Simplifier::floor_div_mod(ExprKind kind, const Expr& a, const Expr& b) {
       if (int64_t c = gcd64(term.coef, d); c > 1 && c < d) factors.push_back(c);
     std::sort(factors.rbegin(), factors.rend());
     for (int64_t c : factors) {
-      LinearForm big(t), small(t);
-      for (const LinearTerm& term : rest.terms) {
-        if (term.coef % c == 0)
-          big.add_term(term.term, term.coef / c);
-        else
-          small.add_term(term.term, term.coef);
-      }
-      big.add_constant(static_cast<int64_t>(floor_div(rest.constant, c)));
-      small.add_constant(static_cast<int64_t>(floor_mod(rest.constant, c)));
+      const auto [big, small] = split_multiples(rest, c);
       if (big.terms.empty()) continue;
       Interval sb = bound(emit(small));
       if (!sb.bounded_below() || !sb.bounded_above() || sb.lo < 0 || sb.hi >= c) continue;
