@@ -21,6 +21,9 @@ constexpr uint8_t kEval =
 // The LLVM generator takes what the x86 one takes, plus the integer bit operations.
 constexpr uint8_t kLlvm = static_cast<uint8_t>(Backend::Llvm);
 constexpr uint8_t kAll = kEval | kX86 | kLlvm;
+// Tensor-core operations: the interpreter and the CUDA generator.
+constexpr uint8_t kWarpMatrix =
+    static_cast<uint8_t>(Backend::Interpreter) | static_cast<uint8_t>(Backend::Cuda);
 
 constexpr Intrinsic unary(std::string_view name, Id id, const char* c, uint8_t backends, Unary fn) {
   return {name, id, 1, DtypeRule::FloatMath, backends, fn, nullptr, nullptr, c};
@@ -114,6 +117,10 @@ std::span<const Intrinsic> intrinsics() {
       other("bitwise_not", Id::BitwiseNot, 1, DtypeRule::IntegerBits, kEval | kLlvm),
       other("shift_left", Id::ShiftLeft, 2, DtypeRule::IntegerBits, kEval | kLlvm),
       other("shift_right", Id::ShiftRight, 2, DtypeRule::IntegerBits, kEval | kLlvm),
+
+      other("mma_fill", Id::MmaFill, 3, DtypeRule::WarpMatrix, kWarpMatrix),
+      other("mma_sync", Id::MmaSync, 6, DtypeRule::WarpMatrix, kWarpMatrix),
+      other("mma_store", Id::MmaStore, 4, DtypeRule::WarpMatrix, kWarpMatrix),
   };
   return kTable;
 }
@@ -131,6 +138,12 @@ const Intrinsic* find_intrinsic(const CallNode& c) {
 const Intrinsic* find_intrinsic(const CallNode& c, Backend backend) {
   const Intrinsic* in = find_intrinsic(c);
   return in && in->supports(backend) ? in : nullptr;
+}
+
+std::string cuda_only(const CallNode& c) {
+  const Intrinsic* in = find_intrinsic(c);
+  if (!in || in->rule != DtypeRule::WarpMatrix) return "";
+  return "T." + std::string(in->name) + " is a tensor-core operation: only --target cuda runs it";
 }
 
 }  // namespace tirc

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace tirc {
@@ -82,6 +83,10 @@ enum class IntrinsicId : uint8_t {
   BitwiseNot,
   ShiftLeft,
   ShiftRight,
+  // warp matrix operations on 16x16 tiles (statements; DtypeRule::WarpMatrix)
+  MmaFill,
+  MmaSync,
+  MmaStore,
 };
 
 // The argument and result types an intrinsic takes.
@@ -93,7 +98,25 @@ enum class DtypeRule : uint8_t {
   Choice,          // (bool condition, T, T) -> T; only the chosen arm is evaluated
   Condition,       // bool -> bool: a hint on a condition
   Structural,      // call_kernel, address_of: the verifier's own rules (ir/function.h)
+  WarpMatrix,      // mma_fill, mma_sync, mma_store: statements on 16x16 tiles (below)
 };
+
+// The warp matrix operations (TensorIR's tensor-core intrinsics; tensorize
+// swaps them in, schedule/tensor_intrin.cpp). Each is the whole value of a
+// T.evaluate statement (type int32, no result) and works on 16x16 tiles given
+// as T.address_of(buf[...]) of the tile's first element and the tile's row
+// stride in elements (a row-major tile: element (r, c) at r * ld + c):
+//   T.mma_fill(acc, ld_acc, value)        acc = value            (float32 tile)
+//   T.mma_sync(acc, ld_acc, a, ld_a, b, ld_b)
+//                                         acc += a @ b           (a, b float16 or
+//                                         bfloat16 alike; acc float32; each
+//                                         product and sum in float32)
+//   T.mma_store(dst, ld_dst, acc, ld_acc) dst = acc              (float32 tiles)
+// On a GPU the 32 threads of a warp perform each one together (the CUDA
+// generator's tensor-core code, codegen/llvm/cuda_mma.cpp); everywhere else
+// an operation is one statement's effect on memory, which is how the
+// interpreter and its race checker see it.
+inline constexpr int64_t kMmaTile = 16;
 
 // The consumers that evaluate or emit an intrinsic.
 enum class Backend : uint8_t {
@@ -102,6 +125,7 @@ enum class Backend : uint8_t {
   X86Vector = 4,
   C = 8,
   Llvm = 16,  // codegen/llvm (AArch64, x86-64 through LLVM)
+  Cuda = 32,  // codegen/llvm for --target cuda only
 };
 
 inline constexpr int kVariadicArity = -1;
@@ -135,5 +159,8 @@ const Intrinsic* find_intrinsic(std::string_view name);
 const Intrinsic* find_intrinsic(const CallNode& c);
 // The same, null unless `backend` takes it.
 const Intrinsic* find_intrinsic(const CallNode& c, Backend backend);
+// Why a CPU generator cannot take c when it is a warp matrix operation
+// ("T.mma_sync is a tensor-core operation: only --target cuda runs it"), else "".
+std::string cuda_only(const CallNode& c);
 
 }  // namespace tirc

@@ -98,4 +98,41 @@ bool has_load(const Expr& e) {
   return f.found;
 }
 
+namespace {
+
+class Definitions : public StmtVisitor {
+ public:
+  VarSet defs;
+
+ protected:
+  void visit_for(const ForNode* n) override {
+    defs.insert(n->loop_var.get());
+    StmtVisitor::visit_for(n);
+  }
+  void visit_block(const BlockNode* n) override {
+    for (const IterVar& iv : n->iter_vars) defs.insert(iv.var.get());
+    StmtVisitor::visit_block(n);
+  }
+  void visit_let(const LetStmtNode* n) override {
+    defs.insert(n->var.get());
+    StmtVisitor::visit_let(n);
+  }
+  void visit_allocate(const AllocateNode* n) override {
+    defs.insert(n->buffer_var.get());
+    StmtVisitor::visit_allocate(n);
+  }
+  void visit_allocate_const(const AllocateConstNode* n) override {
+    defs.insert(n->buffer_var.get());
+    StmtVisitor::visit_allocate_const(n);
+  }
+};
+
+}  // namespace
+
+VarSet defined_vars(const Stmt& s) {
+  Definitions d;
+  if (s) d.visit(s);
+  return std::move(d.defs);
+}
+
 }  // namespace tirc

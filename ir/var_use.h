@@ -23,6 +23,10 @@ VarSet vars_of(const Stmt& s);
 // outlined parallel loop, the live range of an allocation).
 VarSet vars_and_storage_of(const Stmt& s);
 
+// Every variable a statement of s defines: loop and iteration variables,
+// lets, allocations (not the variables a match_buffer binds).
+VarSet defined_vars(const Stmt& s);
+
 bool uses_var(const Expr& e, const VarNode* v);
 bool uses_var(const Stmt& s, const VarNode* v);
 // Whether e mentions a variable for which `in` is true.

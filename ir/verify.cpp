@@ -8,6 +8,7 @@
 
 #include "ir/functor.h"
 #include "ir/intrinsic.h"
+#include "ir/var_use.h"
 #include "ir/verify_internal.h"
 
 namespace tirc {
@@ -23,35 +24,6 @@ std::optional<int64_t> add(std::optional<int64_t> a, std::optional<int64_t> b) {
   if (!a || !b) return std::nullopt;
   return *a + *b;
 }
-
-// Every variable some statement defines, so a stray use can be told apart
-// from a use of a variable that exists nowhere.
-class DefinitionCollector : public StmtVisitor {
- public:
-  std::unordered_set<const VarNode*> defs;
-
- protected:
-  void visit_for(const ForNode* n) override {
-    defs.insert(n->loop_var.get());
-    StmtVisitor::visit_for(n);
-  }
-  void visit_block(const BlockNode* n) override {
-    for (const IterVar& iv : n->iter_vars) defs.insert(iv.var.get());
-    StmtVisitor::visit_block(n);
-  }
-  void visit_let(const LetStmtNode* n) override {
-    defs.insert(n->var.get());
-    StmtVisitor::visit_let(n);
-  }
-  void visit_allocate(const AllocateNode* n) override {
-    defs.insert(n->buffer_var.get());
-    StmtVisitor::visit_allocate(n);
-  }
-  void visit_allocate_const(const AllocateConstNode* n) override {
-    defs.insert(n->buffer_var.get());
-    StmtVisitor::visit_allocate_const(n);
-  }
-};
 
 // One comparison `var op bound` usable to narrow var's range inside a guard.
 struct VarConstraint {
@@ -86,9 +58,9 @@ class FunctionVerifier : public StmtVisitor {
       sink_.report({}, "function has no body");
       return;
     }
-    DefinitionCollector defs;
-    defs.visit(f->body);
-    all_defs_ = std::move(defs.defs);
+    // Every variable some statement defines, so a stray use can be told
+    // apart from a use of a variable that exists nowhere.
+    for (const VarNode* v : defined_vars(f->body)) all_defs_.insert(v);
     for (const Param& p : f->params) {
       if (p.var) all_defs_.insert(p.var.get());
       if (p.var && !p.buffer) define(p.var, {}, true);
@@ -152,11 +124,78 @@ class FunctionVerifier : public StmtVisitor {
         if (n->args.empty() || !n->args[0].as<StringImmNode>())
           sink_.report(loc_, "T.call_kernel needs the callee's name as its first argument");
         return;
+      case IntrinsicId::MmaFill:
+      case IntrinsicId::MmaSync:
+      case IntrinsicId::MmaStore:
+        return check_warp_matrix(n, in);
       default:
         if (n->args.size() != static_cast<size_t>(in.arity))
           sink_.report(loc_, "T." + std::string(in.name) + " takes " + std::to_string(in.arity) +
                                  (in.arity == 1 ? " argument" : " arguments") + ", got " +
                                  std::to_string(n->args.size()));
+        return;
+    }
+  }
+
+  // A warp matrix operation (ir/intrinsic.h): a statement whose tiles are
+  // T.address_of elements of the right types and whose strides are integers.
+  void check_warp_matrix(const CallNode* n, const Intrinsic& in) {
+    const std::string t = "T." + std::string(in.name);
+    if (n->args.size() != static_cast<size_t>(in.arity))
+      return sink_.report(loc_, t + " takes " + std::to_string(in.arity) + " arguments, got " +
+                                    std::to_string(n->args.size()));
+    if (evaluated_ != n)
+      sink_.report(loc_, t + " is a statement (T.evaluate) and cannot be part of an expression");
+    if (n->dtype != DataType::int32()) sink_.report(loc_, t + " has type " + n->dtype.str());
+    // The element type each tile argument needs, in argument order.
+    auto tile = [&](size_t i, const char* role, std::initializer_list<DataType> types) {
+      const Expr& a = n->args[i];
+      auto* c = a.as<CallNode>();
+      auto* load = c && c->op == kAddressOf && c->args.size() == 1 ? c->args[0].as<BufferLoadNode>()
+                                                                   : nullptr;
+      if (!load)
+        return sink_.report(
+            loc_, t + ": the " + role + " tile must be T.address_of(buf[...]), got " + expr_str(a));
+      for (const DataType& d : types)
+        if (load->dtype == d) return;
+      sink_.report(loc_, t + ": the " + role + " tile " + load->buffer->name + " has type " +
+                             load->dtype.str() + ", not " + types.begin()->str());
+    };
+    auto stride = [&](size_t i) {
+      const DataType d = n->args[i].dtype();
+      if (!d.is_integer() || !d.is_scalar())
+        sink_.report(loc_, t + ": argument " + std::to_string(i + 1) +
+                               " (a row stride) must be an integer, got " + d.str());
+    };
+    const DataType f32 = DataType::float32();
+    switch (in.id) {
+      case IntrinsicId::MmaFill:
+        tile(0, "accumulator", {f32});
+        stride(1);
+        if (n->args[2].dtype() != f32)
+          sink_.report(loc_, t + ": the value must be float32, got " + n->args[2].dtype().str());
+        return;
+      case IntrinsicId::MmaSync: {
+        tile(0, "accumulator", {f32});
+        stride(1);
+        tile(2, "a", {DataType::float16(), DataType::bfloat16()});
+        stride(3);
+        tile(4, "b", {DataType::float16(), DataType::bfloat16()});
+        stride(5);
+        auto elem = [&](size_t i) {
+          auto* c = n->args[i].as<CallNode>();
+          return c && !c->args.empty() ? c->args[0].dtype() : DataType();
+        };
+        if (elem(2) != elem(4))
+          sink_.report(loc_, t + ": the a and b tiles have different types (" + elem(2).str() +
+                                 ", " + elem(4).str() + ")");
+        return;
+      }
+      default:
+        tile(0, "destination", {f32});
+        stride(1);
+        tile(2, "accumulator", {f32});
+        stride(3);
         return;
     }
   }
@@ -258,6 +297,7 @@ class FunctionVerifier : public StmtVisitor {
 
   void visit_evaluate(const EvaluateNode* n) override {
     LocScope at(this, n);
+    evaluated_ = n->value.get();
     StmtVisitor::visit_evaluate(n);
   }
 
@@ -652,6 +692,9 @@ class FunctionVerifier : public StmtVisitor {
 
   DiagnosticSink sink_;
   SourceLoc loc_;
+  // The value of the T.evaluate statement being visited (a warp matrix
+  // operation must be one).
+  const ExprNode* evaluated_ = nullptr;
   std::vector<ScopedVar> scope_;
   std::unordered_map<const VarNode*, int> in_scope_;
   std::unordered_set<const VarNode*> all_defs_, explicit_defs_, implicit_defs_;

@@ -4,6 +4,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/functor.h"
 #include "ir/substitute.h"
+#include "ir/var_use.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 
@@ -20,9 +21,29 @@ Stmt guarded(Expr cond, Stmt body, const SourceLoc& loc) {
   return Stmt(std::move(n));
 }
 
+// Every variable f defines other than as a match_buffer's stride or
+// elem_offset: its parameters (and their buffers' symbolic shapes, strides
+// and offsets) and what its statements define.
+VarSet defined_in(const PrimFunc& f) {
+  VarSet defs = defined_vars(f->body);
+  auto add = [&](const Expr& e) {
+    if (auto* v = e ? e.as<VarNode>() : nullptr) defs.insert(v);
+  };
+  for (const Param& p : f->params) {
+    if (p.var) defs.insert(p.var.get());
+    if (!p.buffer) continue;
+    if (p.buffer->data) defs.insert(p.buffer->data.get());
+    for (const auto* list : {&p.buffer->shape, &p.buffer->strides})
+      for (const Expr& e : *list) add(e);
+    add(p.buffer->elem_offset);
+  }
+  return defs;
+}
+
 class BlockLowerer : public StmtMutator {
  public:
-  explicit BlockLowerer(bool keep_thread_bindings) : keep_thread_bindings_(keep_thread_bindings) {}
+  BlockLowerer(bool keep_thread_bindings, VarSet defined)
+      : keep_thread_bindings_(keep_thread_bindings), defined_(std::move(defined)) {}
 
   Stmt lower_top(const Stmt& s) {
     if (auto* b = s.as<BlockNode>()) return lower_block(*b, {}, make_bool(true), b->loc);
@@ -63,7 +84,12 @@ class BlockLowerer : public StmtMutator {
     VarMap vmap;
     for (size_t i = 0; i < values.size(); ++i) vmap[b.iter_vars[i].var.get()] = values[i];
 
-    for (const MatchBufferRegion& m : b.match_buffers) views_[m.buffer.get()] = view_of(m, vmap);
+    // view_of adds the match_buffers' free stride/elem_offset variables to
+    // vmap; nested blocks see them through matched_.
+    std::vector<const VarNode*> matched_here;
+    for (const MatchBufferRegion& m : b.match_buffers)
+      views_[m.buffer.get()] = view_of(m, vmap, matched_here, loc);
+    for (const VarNode* v : matched_here) matched_[v] = vmap.at(v);
 
     Stmt body = mutate(substitute(b.body, vmap));
     if (b.init) {
@@ -76,6 +102,7 @@ class BlockLowerer : public StmtMutator {
       if (!first_step.empty()) init = guarded(conjunction(first_step), init, loc);
       body = make_seq({init, body});
     }
+    for (const VarNode* v : matched_here) matched_.erase(v);
     for (size_t k = b.alloc_buffers.size(); k-- > 0;) {
       const Buffer& buf = b.alloc_buffers[k];
       // The storage a strided buffer (storage_align) spans, not just its element count.
@@ -94,21 +121,46 @@ class BlockLowerer : public StmtMutator {
     return body;
   }
 
+  // Whether e is a variable that nothing but this match_buffer binds: it
+  // takes the view's actual stride or offset (TVM's symbolic match).
+  const VarNode* free_var(const Expr& e, const VarMap& vmap) const {
+    auto* v = e ? e.as<VarNode>() : nullptr;
+    if (!v || defined_.count(v) || vmap.count(v) || matched_.count(v)) return nullptr;
+    return v;
+  }
+
   // A match_buffer becomes a buffer over the source's storage whose
-  // elem_offset is where the matched region starts.
-  Buffer view_of(const MatchBufferRegion& m, const VarMap& vmap) {
+  // elem_offset is where the matched region starts. Its free stride and
+  // elem_offset variables are bound in vmap (and listed in `bound`).
+  Buffer view_of(const MatchBufferRegion& m, VarMap& vmap, std::vector<const VarNode*>& bound,
+                 const SourceLoc& loc) {
     Buffer src = mutate_buffer(m.source.buffer);
     std::vector<Expr> src_strides = effective_strides(src);
     Expr offset = src->elem_offset ? src->elem_offset : make_int(0);
     const auto& region = m.source.region;
     for (size_t i = 0; i < region.size() && i < src_strides.size(); ++i)
       offset = index_add(offset, index_mul(substitute(region[i].min, vmap), src_strides[i]));
+    size_t nd = m.buffer->ndim();
+    for (size_t d = 0; d < m.buffer->strides.size(); ++d) {
+      const VarNode* var = free_var(m.buffer->strides[d], vmap);
+      if (!var) continue;
+      if (nd > src_strides.size())
+        throw Error("match_buffer '" + m.buffer->name + "' has more dimensions than its source '" +
+                        src->name + "'",
+                    loc);
+      // The view's dimension d is the source's d-th of its innermost nd.
+      vmap[var] = src_strides[src_strides.size() - nd + d];
+      bound.push_back(var);
+    }
+    if (const VarNode* var = free_var(m.buffer->elem_offset, vmap)) {
+      vmap[var] = offset;
+      bound.push_back(var);
+    }
     auto v = std::make_shared<BufferNode>(*m.buffer);
     v->data = src->data;
     v->elem_offset = offset;
     v->scope = src->scope;
     if (m.buffer->strides.empty()) {
-      size_t nd = m.buffer->ndim();
       bool leading_units = region.size() >= nd;
       for (size_t i = 0; leading_units && i + nd < region.size(); ++i)
         leading_units = is_const_int(region[i].extent, 1);
@@ -117,18 +169,25 @@ class BlockLowerer : public StmtMutator {
       if (leading_units && nd > 0)
         v->strides.assign(src_strides.end() - static_cast<std::ptrdiff_t>(nd), src_strides.end());
     } else {
-      for (Expr& s : v->strides) s = substitute(s, vmap);
+      for (Expr& s : v->strides) s = substitute(substitute(s, vmap), matched_);
     }
     return v;
   }
 
   std::unordered_map<const BufferNode*, Buffer> views_;
+  // Variables the function defines other than as a match_buffer's stride or
+  // elem_offset: parameters (and their buffers' shape variables), loops,
+  // lets, allocations and iteration variables.
+  VarSet defined_;
+  // Free stride/elem_offset variables of the enclosing blocks' match_buffers
+  // and their values.
+  VarMap matched_;
 };
 
 }  // namespace
 
 PrimFunc lower_blocks(const PrimFunc& f, bool keep_thread_bindings) {
-  BlockLowerer lowerer(keep_thread_bindings);
+  BlockLowerer lowerer(keep_thread_bindings, defined_in(f));
   Stmt body = lowerer.lower_top(f->body);
   return body.same_as(f->body) ? f : with_body(f, body);
 }

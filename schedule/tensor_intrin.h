@@ -14,9 +14,15 @@
 //    are dropped).
 //  - impl's body (no blocks; vector ops such as T.Ramp/T.Broadcast, or calls)
 //    replaces the block's body; impl's buffers are bound to the block's
-//    regions with T.match_buffer.
-// Hardware intrinsics (with calls for the code generators) are added next to
-// the portable ones below when those generators exist.
+//    regions with T.match_buffer. An impl buffer declared with
+//    T.match_buffer(handle, shape, dtype, strides=(ld, 1)) names its row
+//    stride `ld`, which the body may pass to a call: the match binds it to
+//    the region's actual stride (each tensorized block gets its own variable).
+// Registered: vec16_fma_f32 (portable vector code) and the tensor-core tiles
+// mma_fill_16x16_f32, mma_sync_16x16x16_f16_f32, mma_sync_16x16x16_bf16_f32
+// and mma_store_16x16_f32 (ir/intrinsic.h's warp matrix operations: tensor
+// cores in the CUDA generator, one statement each in the interpreter; the CPU
+// generators refuse them).
 #pragma once
 
 #include <string>

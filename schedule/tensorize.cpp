@@ -224,12 +224,24 @@ Stmt inside_root(const PrimFunc& f) {
   return f->body;
 }
 
-// A fresh copy of an implementation buffer, for one match_buffer.
-Buffer fresh_view(const Buffer& impl, const Buffer& source) {
+// A fresh copy of an implementation buffer, for one match_buffer. Its
+// symbolic strides and offset (variables the match binds, which the
+// implementation's body may use) get fresh variables, recorded in `fresh`,
+// so that two tensorized blocks never share one.
+Buffer fresh_view(const Buffer& impl, const Buffer& source, VarMap& fresh) {
   auto n = std::make_shared<BufferNode>(*impl);
   n->name = source->name;
   n->data = make_var(source->name, DataType::handle());
   n->scope = source->scope;
+  auto renew = [&](Expr& e) {
+    auto* v = e ? e.as<VarNode>() : nullptr;
+    if (!v) return;
+    auto it = fresh.find(v);
+    if (it == fresh.end()) it = fresh.emplace(v, make_var(v->name, v->dtype)).first;
+    e = it->second;
+  };
+  for (Expr& stride : n->strides) renew(stride);
+  renew(n->elem_offset);
   return n;
 }
 
@@ -272,6 +284,7 @@ void Schedule::tensorize(BlockOrLoop target, const std::string& intrin, bool pre
 
   auto out = std::make_shared<BlockNode>(blk);
   std::unordered_map<const BufferNode*, Buffer> rename;
+  VarMap fresh;
   const auto& dparams = ti->desc->params;
   const auto& iparams = ti->impl->params;
   for (size_t i = 0; i < dparams.size() && i < iparams.size(); ++i) {
@@ -281,11 +294,11 @@ void Schedule::tensorize(BlockOrLoop target, const std::string& intrin, bool pre
       throw ScheduleError(kPrimitive, "block " + blk.name + " does not match intrinsic " + intrin +
                                           ": buffer " + dparams[i].buffer->name +
                                           " of the intrinsic is not used");
-    Buffer view = fresh_view(iparams[i].buffer, it->second);
+    Buffer view = fresh_view(iparams[i].buffer, it->second, fresh);
     rename[iparams[i].buffer.get()] = view;
     out->match_buffers.push_back(MatchBufferRegion{view, *region_of(blk, it->second)});
   }
-  out->body = BufferRenamer(rename).mutate(inside_root(ti->impl));
+  out->body = substitute(BufferRenamer(rename).mutate(inside_root(ti->impl)), fresh);
   Stmt new_body = replace_stmt(body, realize, with_block(*realize, out));
 
   const PrimFunc f = mod_.at(func);

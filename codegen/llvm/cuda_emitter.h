@@ -55,6 +55,18 @@ struct WarpTree {
 std::optional<WarpTree> match_warp_tree(const std::vector<Stmt>& seq, size_t first,
                                         const KernelPlan& plan);
 
+// Whether `s` is a warp matrix operation (ir/intrinsic.h), and the proofs
+// that a kernel's operations address their tiles as tensor cores need
+// (cuda_mma.cpp; throws tirc::Error naming the tile).
+bool is_warp_matrix(const Stmt& s);
+void check_warp_matrix(const Stmt& kernel);
+// An accumulator (scope "wmma.accumulator") allocated outside its kernel,
+// moved into the kernel's thread-bound loops down to one warp's iteration
+// (each warp's registers), its tiles at their offsets minus the part the
+// warp's indices give; nullopt where its uses do not allow that (other uses
+// than warp matrix operations, offsets not of that form).
+std::optional<Stmt> place_accumulator(const AllocateNode& a);
+
 struct CudaState {
   ModuleState* device = nullptr;  // the device module's state
   // Host globals the loader fills: a CUfunction per kernel, a CUdeviceptr per constant.

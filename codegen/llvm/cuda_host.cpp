@@ -149,6 +149,18 @@ void FunctionEmitter::launch(const Stmt& s) {
 }
 
 void FunctionEmitter::device_allocate(const AllocateNode& a) {
+  // Tensor-core accumulators are a warp's registers, inside its kernel.
+  if (a.scope == "wmma.accumulator") {
+    std::optional<Stmt> placed = place_accumulator(a);
+    if (!placed)
+      refuse("accumulator " + a.buffer_var->name +
+                 " (scope \"wmma.accumulator\") is outside every kernel and cannot be moved into "
+                 "one warp's iteration: allocate it inside the threadIdx.y/z loops, or use it "
+                 "only in warp matrix operations of one kernel at offsets of those loops' "
+                 "variables plus a non-negative part",
+             loc_);
+    return stmt(*placed);
+  }
   // The schedule's race proofs take a "shared" buffer to be each GPU block's
   // own (schedule/iteration_conflict.h): in device memory the blocks would share it.
   if (a.scope == "shared")

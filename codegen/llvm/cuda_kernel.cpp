@@ -8,6 +8,7 @@
 #include "codegen/llvm/cuda.h"
 #include "codegen/llvm/cuda_emitter.h"
 #include "ir/functor.h"
+#include "ir/intrinsic.h"
 #include "ir/structural.h"
 #include "ir/text/printer.h"
 #include "ir/var_use.h"
@@ -100,6 +101,14 @@ class KernelShape {
         if (call_kernel_callee(s.as<EvaluateNode>()->value))
           refuse("T.call_kernel inside a kernel (a GPU thread cannot launch a host function)",
                  s->loc);
+        if (is_warp_matrix(s)) {
+          if (std::find(active_.begin(), active_.end(), "threadIdx.x") != active_.end())
+            refuse(
+                "a warp matrix operation is inside a threadIdx.x loop: the 32 threads of a "
+                "warp, all of threadIdx.x, perform it together",
+                s->loc);
+          warp_matrix_ = s->loc;
+        }
         return;
       default:
         return;
@@ -147,8 +156,11 @@ class KernelShape {
       }
       out.axes.push_back({tag, extent});
     }
+    if (warp_matrix_) add_warp(out);
     return out;
   }
+
+  std::optional<SourceLoc> warp_matrix_;  // where the first warp matrix operation is
 
  private:
   void bind(const VarNode* v) {
@@ -166,6 +178,32 @@ class KernelShape {
                    "encloses threadIdx loops: the threads of a block must all take it "
                    "alike, since they wait for each other at barriers inside",
                s->loc);
+  }
+
+  // A kernel with warp matrix operations runs warps: exactly 32 threads along x.
+  void add_warp(KernelPlan& plan) const {
+    auto x = std::find_if(plan.axes.begin(), plan.axes.end(),
+                          [](const KernelPlan::Axis& a) { return a.tag == "threadIdx.x"; });
+    if (x == plan.axes.end()) {
+      int64_t threads = 32;
+      for (const KernelPlan::Axis& a : plan.axes)
+        if (!is_block_tag(a.tag)) threads *= as_const_int(a.extent).value_or(1);
+      if (threads > CudaLimits::max_threads_per_block)
+        refuse("the kernel's warps need " + std::to_string(threads) +
+                   " threads per block, over the device limit of " +
+                   std::to_string(CudaLimits::max_threads_per_block),
+               *warp_matrix_);
+      auto first_thread =
+          std::find_if(plan.axes.begin(), plan.axes.end(),
+                       [](const KernelPlan::Axis& a) { return !is_block_tag(a.tag); });
+      plan.axes.insert(first_thread, {"threadIdx.x", make_int(32)});
+    } else if (!is_const_int(x->extent, 32)) {
+      refuse(
+          "the kernel has warp matrix operations, which need exactly 32 threads along "
+          "threadIdx.x (one warp), but its threadIdx.x loops launch " +
+              print_expr(x->extent),
+          *warp_matrix_);
+    }
   }
 
   std::map<std::string, std::vector<std::pair<Expr, SourceLoc>>> extents_;
@@ -203,7 +241,9 @@ std::vector<std::string> KernelPlan::thread_tags() const {
 KernelPlan plan_kernel(const Stmt& s) {
   KernelShape shape;
   shape.visit(s, true);
-  return shape.plan();
+  KernelPlan plan = shape.plan();
+  if (shape.warp_matrix_) check_warp_matrix(s);
+  return plan;
 }
 
 void FunctionEmitter::emit_kernel(const Stmt& body, const KernelPlan& plan,
@@ -231,13 +271,13 @@ void FunctionEmitter::emit_kernel(const Stmt& body, const KernelPlan& plan,
 
 llvm::Value* FunctionEmitter::thread_index(const std::string& tag) {
   using namespace llvm;
-  static const std::map<std::string, Intrinsic::ID> ids = {
-      {"blockIdx.x", Intrinsic::nvvm_read_ptx_sreg_ctaid_x},
-      {"blockIdx.y", Intrinsic::nvvm_read_ptx_sreg_ctaid_y},
-      {"blockIdx.z", Intrinsic::nvvm_read_ptx_sreg_ctaid_z},
-      {"threadIdx.x", Intrinsic::nvvm_read_ptx_sreg_tid_x},
-      {"threadIdx.y", Intrinsic::nvvm_read_ptx_sreg_tid_y},
-      {"threadIdx.z", Intrinsic::nvvm_read_ptx_sreg_tid_z}};
+  static const std::map<std::string, llvm::Intrinsic::ID> ids = {
+      {"blockIdx.x", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x},
+      {"blockIdx.y", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y},
+      {"blockIdx.z", llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z},
+      {"threadIdx.x", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x},
+      {"threadIdx.y", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y},
+      {"threadIdx.z", llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z}};
   return b_.CreateIntrinsic(ids.at(tag), {}, {}, nullptr, tag);
 }
 
@@ -267,6 +307,7 @@ void FunctionEmitter::thread_loop(const ForNode& f) {
 }
 
 void FunctionEmitter::kernel_allocate(const AllocateNode& a) {
+  if (a.scope == "wmma.accumulator") return fragment_allocate(a);
   kernel_allocations_.insert(a.buffer_var.get());
   if (a.scope == "local") private_buffers_.insert(a.buffer_var.get());
   const int64_t lanes = a.dtype.lanes();
@@ -306,7 +347,8 @@ void FunctionEmitter::kernel_allocate(const AllocateNode& a) {
     llvm::GlobalVariable* g =
         add_global(m_.module, type, false, llvm::GlobalValue::InternalLinkage,
                    llvm::UndefValue::get(type), a.buffer_var->name + ".shared", 3);
-    g->setAlignment(llvm::Align(16));
+    // 128: tensor-core loads need 32-byte aligned tiles (cuda_mma.cpp).
+    g->setAlignment(llvm::Align(128));
     bind(a.buffer_var, g);
     stmt(a.body);
   } else {
@@ -342,7 +384,8 @@ class MemoryUser : public StmtVisitor {
     inside_.insert(n->buffer_var.get());
     // One thread's own (inside its threadIdx loops, or its part of a local
     // tile): no other thread sees it.
-    if (n->scope == "local") private_.insert(n->buffer_var.get());
+    // A warp's accumulator tiles are its threads' registers.
+    if (n->scope == "local" || n->scope == "wmma.accumulator") private_.insert(n->buffer_var.get());
     StmtVisitor::visit_allocate(n);
   }
   void visit_load(const BufferLoadNode* n) override {
@@ -354,6 +397,23 @@ class MemoryUser : public StmtVisitor {
     StmtVisitor::visit_store(n);
   }
   void visit_call(const CallNode* n) override {
+    // A warp matrix operation writes its first tile and reads the others.
+    if (const Intrinsic* in = find_intrinsic(*n, Backend::Cuda);
+        in && in->rule == DtypeRule::WarpMatrix) {
+      for (size_t i = 0; i < n->args.size(); ++i) {
+        auto* c = n->args[i].as<CallNode>();
+        auto* load = c && c->op == kAddressOf && c->args.size() == 1
+                         ? c->args[0].as<BufferLoadNode>()
+                         : nullptr;
+        if (!load) {
+          visit(n->args[i]);
+          continue;
+        }
+        note(load->buffer->data.get(), i == 0);
+        for (const Expr& e : load->indices) visit(e);
+      }
+      return;
+    }
     // An address handed on: read and written, for all this walk knows.
     if (n->op == kAddressOf && !n->args.empty())
       if (auto* load = n->args[0].as<BufferLoadNode>()) note(load->buffer->data.get(), true);

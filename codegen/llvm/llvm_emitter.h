@@ -117,6 +117,9 @@ class FunctionEmitter {
   void barrier();
   void kernel_store(const BufferStoreNode& s);
   void warp_tree(const WarpTree& tree);  // cuda_warp_tree.cpp
+  // Tensor cores (cuda_mma.cpp): an accumulator's registers, an operation.
+  void fragment_allocate(const AllocateNode& a);
+  void warp_matrix(const CallNode& c);
   llvm::Value* thread_index(const std::string& tag);
 
   // Expressions (llvm_expr.cpp).
@@ -178,8 +181,10 @@ class FunctionEmitter {
   std::vector<std::string> guarded_loops_;  // CUDA kernel: guarded threadIdx loops around here
   int64_t shared_bytes_ = 0;                // CUDA kernel: static shared memory so far
   VarSet kernel_allocations_;               // CUDA kernel: allocations around here
-  VarSet private_buffers_;                  // ... of them in scope "local" (one thread's)
-  int next_kernel_ = 0;                     // CUDA host: kernels of this function so far
+  VarSet private_buffers_;                  // ... of them one thread's or one warp's
+  // CUDA kernel: the registers of each accumulator (scope "wmma.accumulator") here.
+  std::unordered_map<const VarNode*, llvm::Value*> fragments_;
+  int next_kernel_ = 0;  // CUDA host: kernels of this function so far
 };
 
 }  // namespace tirc::llvm_gen

@@ -380,6 +380,7 @@ llvm::Value* FunctionEmitter::cast(DataType to, const Expr& v) {
 llvm::Value* FunctionEmitter::call(const CallNode& c) {
   const Intrinsic* in = find_intrinsic(c, Backend::Llvm);
   const DataType t = c.dtype.element_of();
+  if (std::string why = cuda_only(c); !in && !why.empty()) refuse(why, loc_);
   if (!in)
     refuse("intrinsic " + intrinsic_name(c) + " of type " + c.dtype.str() + " is not supported",
            loc_);

@@ -213,6 +213,8 @@ void FunctionEmitter::stmt(const Stmt& s) {
       if (v.as<StringImmNode>() || v.as<IntImmNode>() || v.as<FloatImmNode>()) break;
       if (call_kernel_callee(v))
         call_kernel(*v.as<CallNode>(), loc_);
+      else if (role_ == Role::cuda_device && is_warp_matrix(s))
+        warp_matrix(*v.as<CallNode>());
       else if (role_ == Role::cuda_host)
         launch(s);
       else

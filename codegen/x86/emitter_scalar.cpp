@@ -10,6 +10,7 @@
 #include "codegen/x86/emitter.h"
 #include "codegen/x86/math.h"
 #include "ir/eval/numeric.h"
+#include "ir/intrinsic.h"
 
 namespace tirc {
 
@@ -885,6 +886,7 @@ int FunctionEmitter::eval_call(const CallNode& c) {
     }
     return v;
   }
+  if (std::string why = cuda_only(c); !why.empty()) fail(why);
   if (!t.is_float()) fail("intrinsic " + c.op + " of type " + t.str() + " is not supported");
   if (t.code() == DataType::Code::BFloat) fail("bfloat16 is not supported by the x86 generator");
   if (!in) fail("intrinsic " + c.op + " is not supported by the x86 generator");

@@ -5,6 +5,7 @@
 #include "ir/arith/analyzer.h"
 #include "ir/arith/relax.h"
 #include "ir/functor.h"
+#include "ir/intrinsic.h"
 #include "ir/substitute.h"
 
 namespace tirc {
@@ -170,6 +171,26 @@ class AccessCollector : public ExprVisitor {
   void visit_load(const BufferLoadNode* n) override {
     record(n->buffer, n->indices, reads_);
     for (const Expr& i : n->indices) visit(i);
+  }
+
+  // A warp matrix operation (ir/intrinsic.h) writes its first tile (mma_sync
+  // also reads it) and reads the others: each tile is the region its view
+  // matched, or the element T.address_of names.
+  void visit_call(const CallNode* n) override {
+    const Intrinsic* in = find_intrinsic(*n);
+    if (!in || in->rule != DtypeRule::WarpMatrix) return ExprVisitor::visit_call(n);
+    for (size_t i = 0; i < n->args.size(); ++i) {
+      auto* c = n->args[i].as<CallNode>();
+      auto* tile = c && c->op == kAddressOf && c->args.size() == 1 ? c->args[0].as<BufferLoadNode>()
+                                                                   : nullptr;
+      if (!tile) {
+        visit(n->args[i]);
+        continue;
+      }
+      if (i == 0) record(tile->buffer, tile->indices, writes_);
+      if (i != 0 || in->id == IntrinsicId::MmaSync) record(tile->buffer, tile->indices, reads_);
+      for (const Expr& e : tile->indices) visit(e);
+    }
   }
 
  private:

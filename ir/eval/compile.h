@@ -8,6 +8,7 @@
 
 #include "ir/eval/runtime.h"
 #include "ir/function.h"
+#include "ir/intrinsic.h"
 
 namespace tirc::eval {
 
@@ -67,6 +68,11 @@ FExprPtr compile_float(CompileContext& cx, const Expr& e);
 CStmtPtr compile_stmt(CompileContext& cx, const Stmt& s);
 // A handle-typed expression: a handle variable or T.address_of(buf[i]).
 HExprPtr compile_handle(CompileContext& cx, const Expr& e);
+// A load or store site of `buffer` at `indices` (store: a store site).
+Access compile_access(CompileContext& cx, const Buffer& buffer, const std::vector<Expr>& indices,
+                      bool store);
+// A warp matrix operation (ir/intrinsic.h) as a statement (warp_matrix.cpp).
+CStmtPtr compile_warp_matrix(CompileContext& cx, const CallNode& c, const Intrinsic& in);
 // `link` null: T.call_kernel and T.allocate_const are errors (they need their module).
 // `checking`: the program for checking mode; it runs only with a Frame::checker.
 std::unique_ptr<Program> compile_program(const PrimFunc& f, const ModuleLink* link = nullptr,

@@ -386,25 +386,6 @@ void check_arity(const CompileContext& cx, const CallNode& c, size_t n) {
                         std::to_string(c.args.size()));
 }
 
-Access compile_access(CompileContext& cx, const Buffer& buffer, const std::vector<Expr>& indices,
-                      bool store) {
-  if (buffer->dtype.is_vector())
-    unsupported(cx, "buffer " + buffer->name + " has vector element type");
-  if (indices.size() != buffer->shape.size())
-    unsupported(cx, "buffer " + buffer->name + " has " + std::to_string(buffer->shape.size()) +
-                        " dimensions but is accessed with " + std::to_string(indices.size()) +
-                        " indices");
-  Access a;
-  a.view = cx.view_for_access(buffer);
-  a.elem = buffer->dtype;
-  a.buffer_name = buffer->name;
-  a.gpu_block_own = buffer->scope == "shared";
-  a.where = cx.where();
-  a.is_store = store;
-  for (const Expr& i : indices) a.indices.push_back(compile_int(cx, i));
-  return a;
-}
-
 IExprPtr compile_int_call(CompileContext& cx, const CallNode& c) {
   const Intrinsic* in = find_intrinsic(c, Backend::Interpreter);
   if (in && in->id == IntrinsicId::IfThenElse) {
@@ -472,6 +453,25 @@ bool is_int_like(DataType t) {
 }
 
 }  // namespace
+
+Access compile_access(CompileContext& cx, const Buffer& buffer, const std::vector<Expr>& indices,
+                      bool store) {
+  if (buffer->dtype.is_vector())
+    unsupported(cx, "buffer " + buffer->name + " has vector element type");
+  if (indices.size() != buffer->shape.size())
+    unsupported(cx, "buffer " + buffer->name + " has " + std::to_string(buffer->shape.size()) +
+                        " dimensions but is accessed with " + std::to_string(indices.size()) +
+                        " indices");
+  Access a;
+  a.view = cx.view_for_access(buffer);
+  a.elem = buffer->dtype;
+  a.buffer_name = buffer->name;
+  a.gpu_block_own = buffer->scope == "shared";
+  a.where = cx.where();
+  a.is_store = store;
+  for (const Expr& i : indices) a.indices.push_back(compile_int(cx, i));
+  return a;
+}
 
 IExprPtr compile_int(CompileContext& cx, const Expr& e) {
   if (!e) unsupported(cx, "null expression");

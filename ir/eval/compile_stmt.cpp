@@ -4,6 +4,7 @@
 
 #include "ir/eval/compile.h"
 #include "ir/eval/numeric.h"
+#include "ir/intrinsic.h"
 
 namespace tirc::eval {
 
@@ -616,6 +617,10 @@ class StmtCompiler {
 
   CStmtPtr evaluate(const EvaluateNode& s) {
     if (const std::string* callee = call_kernel_callee(s.value)) return call_kernel(s, *callee);
+    if (auto* c = s.value.as<CallNode>()) {
+      const Intrinsic* in = find_intrinsic(*c, Backend::Interpreter);
+      if (in && in->rule == DtypeRule::WarpMatrix) return compile_warp_matrix(cx_, *c, *in);
+    }
     auto n = std::make_unique<SEvaluate>();
     const DataType t = s.value.dtype();
     n->lanes = t.lanes();
@@ -817,6 +822,16 @@ std::unique_ptr<Program> compile_program(const PrimFunc& f, const ModuleLink* li
       if (v && !cx.in_scope(v)) {
         Var var = std::static_pointer_cast<const VarNode>(b->shape[d].ptr());
         pb.shape_vars.emplace_back(static_cast<int>(d), cx.enter(var).index);
+        entered.push_back(var);
+      }
+    }
+    // A symbolic stride (T.match_buffer(h, ..., strides=(ld, 1))) takes the
+    // argument's: arrays are compact, row-major.
+    for (size_t d = 0; d < b->strides.size(); ++d) {
+      auto* v = b->strides[d].as<VarNode>();
+      if (v && !cx.in_scope(v)) {
+        Var var = std::static_pointer_cast<const VarNode>(b->strides[d].ptr());
+        pb.stride_vars.emplace_back(static_cast<int>(d), cx.enter(var).index);
         entered.push_back(var);
       }
     }

@@ -33,6 +33,11 @@ void bind_param(eval::Frame& f, const eval::ParamBinding& p, const Argument& arg
     throw Error("parameter " + p.name + ": expected " + std::to_string(p.shape.size()) +
                 " dimensions but the argument has shape " + shape_str(a.shape()));
   for (auto [dim, slot] : p.shape_vars) f.ints[slot] = a.shape()[dim];
+  for (auto [dim, slot] : p.stride_vars) {
+    int64_t stride = 1;
+    for (size_t d = static_cast<size_t>(dim) + 1; d < a.shape().size(); ++d) stride *= a.shape()[d];
+    f.ints[slot] = stride;
+  }
   std::vector<int64_t> expected;
   for (const eval::IExprPtr& e : p.shape) expected.push_back(e->eval(f, 0));
   if (expected != a.shape())
@@ -116,8 +121,8 @@ void run_on_handles(const eval::Program& p, const std::vector<eval::KernelArg>& 
 template <class Run>
 void with_checker(const RunOptions& options, Run run) {
   if (!options.checking()) return run(nullptr);
-  eval::RaceChecker checker(options.check_races, options.check_vectorized,
-                            options.shuffle_parallel, options.shuffle_seed);
+  eval::RaceChecker checker(options.check_races, options.check_vectorized, options.shuffle_parallel,
+                            options.shuffle_seed);
   checker.race_out = options.race;
   run(&checker);
 }

@@ -152,8 +152,9 @@ struct ParamBinding {
   bool scalar_is_float = false;
   std::vector<int> handle_slots;  // buffer: Param.var and buffer->data
   std::vector<IExprPtr> shape;    // buffer: expected shape (after shape_vars are bound)
-  std::vector<std::pair<int, int>> shape_vars;  // (dim, int slot) bound from the argument
-  std::vector<const ViewBinder*> views;         // owned by the Program
+  std::vector<std::pair<int, int>> shape_vars;   // (dim, int slot) bound from the argument
+  std::vector<std::pair<int, int>> stride_vars;  // (dim, int slot): the argument's compact stride
+  std::vector<const ViewBinder*> views;          // owned by the Program
 };
 
 // An expression of handle type (a T.call_kernel argument): a handle variable

@@ -219,7 +219,8 @@ std::vector<BufferRegion> Parser::parse_region_args(const Token& callee) {
   return regions;
 }
 
-BufferArgs Parser::parse_buffer_args(const Token& callee, bool allow_data, std::string_view close) {
+BufferArgs Parser::parse_buffer_args(const Token& callee, bool allow_data, std::string_view close,
+                                     bool bind_vars) {
   BufferArgs args;
   bool have_shape = false;
   int positional = 0;
@@ -235,10 +236,9 @@ BufferArgs Parser::parse_buffer_args(const Token& callee, bool allow_data, std::
       } else if (k == "dtype") {
         args.dtype = parse_dtype_string("for dtype=");
       } else if (k == "strides") {
-        args.strides = parse_shape("stride");
+        args.strides = parse_shape("stride", bind_vars);
       } else if (k == "elem_offset") {
-        const Token& t = peek();
-        args.elem_offset = expect_int_expr(parse_expr(), t, "elem_offset");
+        args.elem_offset = parse_int_or_declare("elem_offset", bind_vars);
       } else if (k == "scope") {
         if (peek().kind != TokenKind::String) fail(peek(), "scope= needs a string like \"shared\"");
         args.scope = advance().text;
@@ -317,14 +317,14 @@ void Parser::parse_match_buffer(const Token& name_tok, const Token& callee, Bloc
     if (!bound || bound->var != param->var)
       fail(src, "T.match_buffer source '" + src.text + "' is not a handle parameter");
     expect_op(",", "after the T.match_buffer source");
-    Buffer buffer = build_buffer(name_tok.text, parse_buffer_args(callee, false, ")"));
+    Buffer buffer = build_buffer(name_tok.text, parse_buffer_args(callee, false, ")", true));
     param->buffer = buffer;
     define_buffer(name_tok, buffer);
     return;
   }
   BufferRegion source = parse_region();
   expect_op(",", "after the T.match_buffer source region");
-  Buffer buffer = build_buffer(name_tok.text, parse_buffer_args(callee, false, ")"));
+  Buffer buffer = build_buffer(name_tok.text, parse_buffer_args(callee, false, ")", true));
   define_buffer(name_tok, buffer);
   block.match_buffers.push_back(MatchBufferRegion{buffer, source});
 }

@@ -39,7 +39,6 @@ bool fits(int64_t v, DataType t) {
   return v >= -half && v < half;
 }
 
-
 bool is_immediate(const Expr& e) {
   return e.as<IntImmNode>() || e.as<FloatImmNode>();
 }
@@ -231,6 +230,17 @@ Expr Parser::parse_postfix() {
   return e;
 }
 
+namespace {
+
+bool is_keyword(const std::string& name) {
+  static const std::unordered_set<std::string> kKeywords = {
+      "and", "or",    "not",    "in",   "for",  "if",     "else", "elif",   "with",
+      "def", "class", "return", "None", "pass", "lambda", "is",   "import", "from"};
+  return kKeywords.count(name) > 0;
+}
+
+}  // namespace
+
 Expr Parser::parse_primary() {
   const Token& t = peek();
   switch (t.kind) {
@@ -258,10 +268,7 @@ Expr Parser::parse_primary() {
   Token name = advance();
   if (name.text == "True" || name.text == "False") return make_bool(name.text == "True");
   if (name.text == "T" && at_op(".")) return parse_t_expr(name);
-  static const std::unordered_set<std::string> kKeywords = {
-      "and", "or",    "not",    "in",   "for",  "if",     "else", "elif",   "with",
-      "def", "class", "return", "None", "pass", "lambda", "is",   "import", "from"};
-  if (kKeywords.count(name.text))
+  if (is_keyword(name.text))
     fail(name, "expected an expression, found keyword '" + name.text + "'");
   const Binding* b = scope_.lookup(name.text);
   if (!b) fail(name, "undefined variable '" + name.text + "'");
@@ -524,6 +531,9 @@ Expr Parser::parse_t_expr(const Token& t_tok) {
     case DtypeRule::FloatPredicate:
       t = DataType::boolean().with_lanes(args[0].dtype().lanes());
       break;
+    case DtypeRule::WarpMatrix:
+      t = DataType::int32();
+      break;
     case DtypeRule::Condition:
       if (!args[0].dtype().is_bool())
         fail(name, "T." + f + " needs a bool argument, got " + args[0].dtype().str());
@@ -587,12 +597,23 @@ Expr Parser::expect_int_expr(Expr e, const Token& t, std::string_view what) {
   return e;
 }
 
-std::vector<Expr> Parser::parse_shape(std::string_view what) {
+Expr Parser::parse_int_or_declare(std::string_view what, bool declare_free) {
+  const Token& t = peek();
+  const Token& next = peek(1);
+  bool bare = t.kind == TokenKind::Name && (next.is_op(",") || next.is_op(")") || next.is_op("]"));
+  if (declare_free && bare && t.text != "True" && t.text != "False" && !is_keyword(t.text) &&
+      !scope_.lookup(t.text)) {
+    Var v = make_var(t.text, DataType::int32());
+    scope_.define(t.text, {v, nullptr});
+    advance();
+    return v;
+  }
+  return expect_int_expr(parse_expr(), t, what);
+}
+
+std::vector<Expr> Parser::parse_shape(std::string_view what, bool declare_free) {
   std::vector<Expr> shape;
-  auto one = [&] {
-    const Token& t = peek();
-    shape.push_back(expect_int_expr(parse_expr(), t, what));
-  };
+  auto one = [&] { shape.push_back(parse_int_or_declare(what, declare_free)); };
   if (at_op("(") || at_op("[")) {
     std::string close = at_op("(") ? ")" : "]";
     advance();

@@ -140,7 +140,11 @@ class Parser {
   // stop - start of constant bounds, rejecting overflow.
   int64_t const_extent(int64_t start, int64_t stop, const Token& t) const;
   int64_t expect_const_int(const Expr& e, const Token& t, std::string_view what);
-  std::vector<Expr> parse_shape(std::string_view what);
+  // A (list of) integer expression(s). With declare_free, an entry that is a
+  // bare name defined nowhere declares a fresh int32 variable of that name in
+  // the current scope (T.match_buffer's strides=, which binds it).
+  std::vector<Expr> parse_shape(std::string_view what, bool declare_free = false);
+  Expr parse_int_or_declare(std::string_view what, bool declare_free);
   Var lookup_var(const Token& name_tok);
   Buffer lookup_buffer(const Token& name_tok);
 
@@ -169,8 +173,11 @@ class Parser {
   BufferRegion parse_region();
   Range parse_axis_dom(DataType value_type);
   // After the opening bracket (and a match_buffer source): shape, dtype and
-  // keywords up to and including `close`.
-  BufferArgs parse_buffer_args(const Token& callee, bool allow_data, std::string_view close);
+  // keywords up to and including `close`. With bind_vars (T.match_buffer), a
+  // bare undefined name as a stride or elem_offset declares a fresh int32
+  // variable that the match binds to the view's value.
+  BufferArgs parse_buffer_args(const Token& callee, bool allow_data, std::string_view close,
+                               bool bind_vars = false);
   bool paren_is_tuple() const;
   Buffer build_buffer(const std::string& name, const BufferArgs& args);
   void define_buffer(const Token& name_tok, const Buffer& buffer);

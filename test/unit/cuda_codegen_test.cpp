@@ -110,7 +110,7 @@ TEST_CASE("cuda: hand-written kernels with shared memory, barriers and guards", 
   REQUIRE_CUDA_TOOLKIT();
   test::CudaBundle bundle("kernels");
   for (const char* name : {"shared_matmul", "block_store", "tiled_matmul", "block_branch",
-                           "warp_tree", "warp_tree_max"}) {
+                           "warp_tree", "warp_tree_max", "tensor_core_f16", "tensor_core_bf16"}) {
     add_module_kernels(bundle, name, cuda_test_module(name), true);
   }
   link_and_run(bundle);
@@ -268,6 +268,68 @@ std::string cuda_error(const std::string& body, const std::string& params = "") 
       "@T.prim_func\ndef main(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), "
       "\"float32\")" +
       params + "):\n" + body);
+}
+
+// A warp's 16x16 tensor-core step in a one-block kernel, with `prefix`
+// lines before its body's operations and `ops` replacing them when given.
+std::string tensor_core_error(const std::string& alloc = "256", const std::string& acc = "0",
+                              const std::string& a_at = "0", const std::string& extra = "",
+                              const std::string& wrap = "") {
+  const std::string in = wrap.empty() ? "        " : "            ";
+  return cuda_module_error(
+      "@T.prim_func\ndef main(A: T.Buffer((512,), \"float16\"), B: T.Buffer((256,), "
+      "\"float16\"), C: T.Buffer((256,), \"float32\")):\n"
+      "    for b in T.thread_binding(1, thread=\"blockIdx.x\"):\n"
+      "        Acc_data = T.allocate([" +
+      alloc +
+      "], \"float32\", \"wmma.accumulator\")\n"
+      "        Acc = T.Buffer((" +
+      alloc + ",), data=Acc_data, scope=\"wmma.accumulator\")\n" +
+      (wrap.empty() ? "" : "        " + wrap + "\n") + in +
+      "T.evaluate(T.mma_fill(T.address_of(Acc[" + acc + "]), 16, T.float32(0)))\n" + in +
+      "T.evaluate(T.mma_sync(T.address_of(Acc[" + acc + "]), 16, T.address_of(A[" + a_at +
+      "]), 16, T.address_of(B[0]), 16))\n" + in +
+      "T.evaluate(T.mma_store(T.address_of(C[0]), 16, T.address_of(Acc[" + acc + "]), 16))\n" +
+      extra);
+}
+
+TEST_CASE("cuda: tensor-core kernels the generator refuses, and why", "[cuda]") {
+  using Catch::Matchers::Contains;
+  CHECK(tensor_core_error() == "");
+  CHECK_THAT(tensor_core_error("256", "0", "0", "",
+                               "for x in T.thread_binding(32, thread=\"threadIdx.x\"):"),
+             Contains("a warp matrix operation is inside a threadIdx.x loop"));
+  CHECK_THAT(tensor_core_error("256", "0", "0",
+                               "        for x in T.thread_binding(64, thread=\"threadIdx.x\"):\n"
+                               "            C[x] = T.float32(0)\n"),
+             Contains("need exactly 32 threads along threadIdx.x (one warp), but its threadIdx.x "
+                      "loops launch 64"));
+  CHECK_THAT(tensor_core_error("256", "0", "0", "        C[0] = Acc[3]\n"),
+             Contains("(scope \"wmma.accumulator\") is read or written element by element"));
+  CHECK_THAT(tensor_core_error("512", "8"),
+             Contains("T.mma_fill: tile Acc_data[8] is not on the 16x16 grid of Acc_data (not "
+                      "provable: 8 % 16 == 0)"));
+  CHECK_THAT(tensor_core_error("512", "16"),
+             Contains("T.mma_fill: tile Acc_data[16] is not on the 16x16 grid of Acc_data (not "
+                      "provable: 16 // 16 % 16 == 0)"));
+  CHECK(tensor_core_error("512", "256") == "");
+  CHECK_THAT(tensor_core_error("256", "0", "8"),
+             Contains("T.mma_sync: tile A[8] does not start at a multiple of 32 bytes"));
+  CHECK_THAT(tensor_core_error("200"),
+             Contains("accumulator Acc_data of 200 elements is not whole rows of 16x16 tiles of "
+                      "row stride 16"));
+  // An accumulator outside its kernels, used by two of them, is no warp's.
+  CHECK_THAT(cuda_module_error(R"(@T.prim_func
+def main(A: T.Buffer((256,), "float16"), C: T.Buffer((256,), "float32")):
+    Acc_data = T.allocate([256], "float32", "wmma.accumulator")
+    Acc = T.Buffer((256,), data=Acc_data, scope="wmma.accumulator")
+    for b in T.thread_binding(1, thread="blockIdx.x"):
+        T.evaluate(T.mma_fill(T.address_of(Acc[0]), 16, T.float32(0)))
+    for b in T.thread_binding(1, thread="blockIdx.x"):
+        T.evaluate(T.mma_store(T.address_of(C[0]), 16, T.address_of(Acc[0]), 16))
+)"),
+             Contains("accumulator Acc_data (scope \"wmma.accumulator\") is outside every kernel "
+                      "and cannot be moved into one warp's iteration"));
 }
 
 TEST_CASE("cuda: kernels the generator refuses, and why", "[cuda]") {

@@ -589,3 +589,69 @@ TEST_CASE("gpu rules: reductions with few outputs share each row among a block's
   CHECK(gpu_thread_reduction(s2, s2.get_block("S"), cuda()).note ==
         "32768 outputs are enough threads of their own");
 }
+
+namespace tirc {
+namespace {
+
+// C[M, N] += float32(A[M, K]) * float32(B[K, N]) with A and B of `type`;
+// `b_index` spells B's access.
+IRModule narrow_matmul(int64_t m, int64_t n, int64_t k, const std::string& type,
+                       const std::string& b_shape = "", const std::string& b_index = "vk, vj") {
+  const std::string M = std::to_string(m), N = std::to_string(n), K = std::to_string(k);
+  return parse_module("@T.prim_func\ndef main(A: T.Buffer((" + M + ", " + K + "), \"" + type +
+                          "\"), B: T.Buffer((" + (b_shape.empty() ? K + ", " + N : b_shape) +
+                          "), \"" + type + "\"), C: T.Buffer((" + M + ", " + N +
+                          "), \"float32\")):\n    for i, j, k in T.grid(" + M + ", " + N + ", " +
+                          K +
+                          "):\n        with T.block(\"C\"):\n            vi, vj, vk = "
+                          "T.axis.remap(\"SSR\", [i, j, k])\n"
+                          "            with T.init():\n                C[vi, vj] = T.float32(0)\n"
+                          "            C[vi, vj] = C[vi, vj] + T.Cast(\"float32\", A[vi, vk]) * "
+                          "T.Cast(\"float32\", B[" +
+                          b_index + "])\n",
+                      "mm16.tir");
+}
+
+TEST_CASE("gpu rules: float16 and bfloat16 matmuls get tensor cores", "[rules][gpu]") {
+  const IRModule big = narrow_matmul(512, 256, 64, "float16");
+  const AutoScheduleResult r = auto_schedule(big, cuda());
+  const BlockReport& b = report_of(r, "C");
+  CHECK(b.rule == "gpu-tile-contraction");
+  CHECK(b.note ==
+        "tensor cores (f16 mma 16x16x16, float32 accumulators): 2x2 tiles per warp, 1x1 warps "
+        "per block, 16x8 blocks over a 512x256 output");
+  const std::string printed = print_func(r.schedule.mod().at("main"));
+  CHECK(printed.find("T.mma_sync(") != std::string::npos);
+  CHECK(printed.find("scope=\"wmma.accumulator\"") != std::string::npos);
+  // Race-checked and equal to the plain program bit for bit (the
+  // interpreter's mma_sync adds in k order, as the loops do).
+  check_gpu_schedule(big, "f16 512x256x64");
+  // Few blocks: one tile per warp and one warp per block.
+  const IRModule small = narrow_matmul(64, 32, 48, "bfloat16");
+  CHECK(report_of(auto_schedule(small, cuda()), "C").note ==
+        "tensor cores (bf16 mma 16x16x16, float32 accumulators): 1x1 tiles per warp, 1x1 warps "
+        "per block, 4x2 blocks over a 64x32 output");
+  check_gpu_schedule(small, "bf16 64x32x48");
+}
+
+TEST_CASE("gpu rules: where tensor cores do not apply, CUDA-core tiles say why", "[rules][gpu]") {
+  // Extents that are no multiple of 16.
+  const BlockReport odd =
+      report_of(auto_schedule(narrow_matmul(40, 40, 40, "float16"), cuda()), "C");
+  CHECK(odd.rule == "gpu-tile-contraction");
+  CHECK_THAT(odd.note, Catch::Contains("(no tensor cores: the extents are not multiples of 16)"));
+  // B transposed (B[j, k]): the tensor intrinsic does not match.
+  const IRModule bt = narrow_matmul(64, 64, 64, "float16", "64, 64", "vj, vk");
+  const BlockReport t = report_of(auto_schedule(bt, cuda()), "C");
+  CHECK(t.rule == "gpu-tile-contraction");
+  CHECK_THAT(t.note, Catch::Contains("(no tensor cores: tensorize: block C_update_o does not "
+                                     "match intrinsic mma_sync_16x16x16_f16_f32"));
+  check_gpu_schedule(bt, "f16 B transposed");
+  // float32 operands: nothing said about tensor cores.
+  std::string text = slurp(kSource + "/examples/matmul.tir");
+  CHECK(report_of(auto_schedule(parse_module(text), cuda()), "C").note.find("tensor") ==
+        std::string::npos);
+}
+
+}  // namespace
+}  // namespace tirc

@@ -192,6 +192,7 @@ TEST_CASE("the parser accepts exactly the registry's intrinsics with their arity
     const DataType want = in.rule == DtypeRule::FloatPredicate ? DataType::boolean()
                           : in.rule == DtypeRule::Condition    ? DataType::boolean()
                           : in.rule == DtypeRule::IntegerBits  ? i32
+                          : in.rule == DtypeRule::WarpMatrix   ? i32  // statements
                                                                : f32;
     CHECK(call->dtype == want);
     CHECK_THROWS_WITH(parse_expr(text + ", " + args[0] + ")", scope),

@@ -121,6 +121,20 @@ TEST_CASE("parser errors: statements and scoping", "[parser]") {
       {"range overflow",
        "    for i in range(-9223372036854775807, 9223372036854775807):\n        T.evaluate(i)\n",
        "range is too large", 3, 42},
+      {"alloc_buffer stride undefined",
+       "    B = T.alloc_buffer((8, 8), \"float32\", strides=(lda, 1))\n",
+       "undefined variable 'lda'", 3, 52},
+      {"match_buffer stride expression undefined",
+       kBlock + "            B = T.match_buffer(A[0:8, 0:8], (8, 8), strides=(lda * 2, 1))\n",
+       "undefined variable 'lda'", 5, 62},
+      {"match_buffer variable out of scope",
+       kBlock + "            B = T.match_buffer(A[0:8, 0:8], (8, 8), strides=(lda, 1))\n"
+                "        A[0, 0] = T.Cast(\"float32\", lda)\n",
+       "undefined variable 'lda'", 6, 37},
+      {"T.Buffer parameter stride undefined",
+       "@T.prim_func\ndef f(A: T.Buffer((8, 8), \"float32\", strides=(lda, 1))):\n"
+       "    A[0, 0] = 1.0\n",
+       "undefined variable 'lda'", 2, 47, true},
       {"func_attr in loop", "    for i in range(8):\n        T.func_attr({\"a\": 1})\n",
        "T.func_attr must be at the top of the function body", 4, 11},
   };

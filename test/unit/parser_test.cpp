@@ -1,7 +1,10 @@
 // Parsing FORMAT.md's examples into IR and checking the structure.
 #include <catch2/catch.hpp>
 
+#include "ir/structural.h"
 #include "ir/text/parser.h"
+#include "ir/text/printer.h"
+#include "ir/verify.h"
 
 using namespace tirc;
 
@@ -128,6 +131,91 @@ def f(A: T.Buffer((128, 64), "float32"), C: T.Buffer((128, 64), "float32")):
   auto* add = store->value.as<BinaryNode>();
   CHECK(add->a.as<BufferLoadNode>()->buffer == b.match_buffers[0].buffer);
   CHECK(add->b.as<BufferLoadNode>()->buffer == b.alloc_buffers[0]);
+}
+
+TEST_CASE("parser: match_buffer declares undefined stride and elem_offset names", "[parser]") {
+  const char* text = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((32, 32), "float32"), C: T.Buffer((2,), "float32")):
+    # with T.block("root"):
+    for i in range(2):
+        with T.block("blk"):
+            vi = T.axis.spatial(2, i)
+            T.reads(A[vi * 16:vi * 16 + 16, 0:16])
+            T.writes(C[vi])
+            A_sub = T.match_buffer(A[vi * 16:vi * 16 + 16, 0:16], (16, 16), "float32", strides=(lda, 1), elem_offset=off)
+            C[vi] = A_sub[1, 0] + T.Cast("float32", lda + off)
+)";
+  PrimFunc f = parse_module(text, "m.tir").at("main");
+  auto* loop = root_body(f).as<ForNode>();
+  REQUIRE(loop);
+  const BlockNode& b = *loop->body.as<BlockRealizeNode>()->block;
+  REQUIRE(b.match_buffers.size() == 1);
+  const Buffer& sub = b.match_buffers[0].buffer;
+  REQUIRE(sub->strides.size() == 2);
+  auto* lda = sub->strides[0].as<VarNode>();
+  REQUIRE(lda);
+  CHECK(lda->name == "lda");
+  CHECK(lda->dtype == DataType::int32());
+  CHECK(is_const_int(sub->strides[1], 1));
+  auto* off = sub->elem_offset.as<VarNode>();
+  REQUIRE(off);
+  CHECK(off->name == "off");
+  CHECK(off->dtype == DataType::int32());
+  // The body's lda and off are the variables the match declared.
+  auto* cast = b.body.as<BufferStoreNode>()->value.as<BinaryNode>()->b.as<CastNode>();
+  REQUIRE(cast);
+  auto* sum = cast->value.as<BinaryNode>();
+  REQUIRE(sum);
+  CHECK(sum->a.get() == lda);
+  CHECK(sum->b.get() == off);
+  CHECK(verify(f).empty());
+  // print -> parse -> print
+  std::string printed = print_func(f, "main");
+  CHECK(printed == text);
+  PrimFunc back = parse_module(printed, "back.tir").at("main");
+  CHECK(print_func(back, "main") == printed);
+  INFO(structural_diff(back, f));
+  CHECK(structural_equal(back, f));
+}
+
+TEST_CASE("parser: a name used twice in one match_buffer is one variable", "[parser]") {
+  const char* text = R"(@T.prim_func
+def main(A: T.Buffer((32, 32), "float32"), C: T.Buffer((1,), "float32")):
+    with T.block("blk"):
+        A_sub = T.match_buffer(A[0:16, 0:16], (16, 16), "float32", strides=(s, s))
+        C[0] = A_sub[1, 0] + T.Cast("float32", s)
+)";
+  PrimFunc f = parse_module(text).at("main");
+  const BlockNode& b = *root_body(f).as<BlockRealizeNode>()->block;
+  const Buffer& sub = b.match_buffers[0].buffer;
+  REQUIRE(sub->strides.size() == 2);
+  CHECK(sub->strides[0].as<VarNode>());
+  CHECK(sub->strides[0].get() == sub->strides[1].get());
+}
+
+TEST_CASE("parser: function-level match_buffer declares stride and offset names", "[parser]") {
+  const char* text = R"(@T.prim_func
+def main(a: T.handle, C: T.Buffer((1,), "float32")):
+    A = T.match_buffer(a, (16, 16), "float32", strides=[lda, 1], elem_offset=off)
+    C[0] = A[1, 0] + T.Cast("float32", lda + off)
+)";
+  PrimFunc f = parse_module(text).at("main");
+  const Buffer& A = f->params[0].buffer;
+  REQUIRE(A);
+  auto* lda = A->strides[0].as<VarNode>();
+  REQUIRE(lda);
+  CHECK(lda->name == "lda");
+  auto* off = A->elem_offset.as<VarNode>();
+  REQUIRE(off);
+  auto* store = f->body.as<BufferStoreNode>();
+  REQUIRE(store);
+  auto* sum = store->value.as<BinaryNode>()->b.as<CastNode>()->value.as<BinaryNode>();
+  REQUIRE(sum);
+  CHECK(sum->a.get() == lda);
+  CHECK(sum->b.get() == off);
+  CHECK(verify(f).empty());
 }
 
 TEST_CASE("parser: loops kinds and ranges", "[parser]") {

@@ -11,6 +11,7 @@
 #include "ir/structural.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
+#include "ir/verify.h"
 #include "passes/passes.h"
 #include "passes/pipeline.h"
 #include "schedule/schedule.h"
@@ -264,6 +265,91 @@ def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "int32")):
   CHECK(count_kind(l->body, StmtKind::Allocate) == 1);
   std::string text = print_func(l, "main");
   CHECK(text.find("T.allocate([16], \"int32\", \"global\")") != std::string::npos);
+}
+
+// TVM's symbolic match: `lda`, defined nowhere else, takes the stride of the
+// matched view (A's row stride, 32) in the interpreter and after lowering.
+const char* kMatchStrideVar = R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((32, 32), "float32"), C: T.Buffer((2,), "float32")):
+    # with T.block("root"):
+    for i in range(2):
+        with T.block("blk"):
+            vi = T.axis.spatial(2, i)
+            T.reads(A[vi * 16:vi * 16 + 16, 0:16])
+            T.writes(C[vi])
+            A_sub = T.match_buffer(A[vi * 16:vi * 16 + 16, 0:16], (16, 16), "float32", strides=(lda, 1))
+            C[vi] = A_sub[1, 0] + T.Cast("float32", lda)
+)";
+
+// Runs f on A[r, c] = r * 100 + c; C's values.
+std::vector<double> run_on_ramp(const PrimFunc& f, int64_t c_size) {
+  NDArray a(DataType::float32(), {32, 32}), c(DataType::float32(), {c_size});
+  for (int64_t k = 0; k < 32 * 32; ++k) a.set_float(k, static_cast<double>(k / 32 * 100 + k % 32));
+  run(f, {Argument{&a}, Argument{&c}});
+  std::vector<double> out;
+  for (int64_t k = 0; k < c_size; ++k) out.push_back(c.get_float(k));
+  return out;
+}
+
+TEST_CASE("match_buffer stride variable: bound to the view's stride when lowered", "[passes]") {
+  PrimFunc f = parse_module(kMatchStrideVar, "match_stride.tir").at("main");
+  // C[vi] = A[vi * 16 + 1, 0] + 32
+  CHECK(verify(f).empty());
+  std::vector<double> expected = {1 * 100 + 32, 17 * 100 + 32};
+  CHECK(run_on_ramp(f, 2) == expected);
+  // lower-blocks replaces lda by the view's stride. (Its output, a view
+  // whose offset depends on the loop, runs only once flattened.)
+  std::string text = print_func(lower_blocks(f), "main");
+  INFO(text);
+  CHECK(text.find("lda") == std::string::npos);
+  CHECK(text.find("strides=(32, 1)") != std::string::npos);
+  CHECK(text.find("T.Cast(\"float32\", 32)") != std::string::npos);
+  PrimFunc l = lower(f);
+  INFO(print_func(l, "main"));
+  REQUIRE_NOTHROW(check_lowered_form(l));
+  CHECK(run_on_ramp(l, 2) == expected);
+  CHECK(check_equivalent(f, l, 2).equal);
+}
+
+TEST_CASE("match_buffer elem_offset and repeated stride variables, nested blocks", "[passes]") {
+  // off is where A_sub starts (vi * 16 * 32 + 2); s, used twice, is the row
+  // stride; the inner block's match of A_sub sees them bound by the outer one.
+  PrimFunc f = parse_module(R"(# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((32, 32), "float32"), C: T.Buffer((4,), "float32")):
+    # with T.block("root"):
+    for i in range(2):
+        with T.block("outer"):
+            vi = T.axis.spatial(2, i)
+            T.reads(A[vi * 16:vi * 16 + 16, 2:18])
+            T.writes(C[vi * 2:vi * 2 + 2])
+            A_sub = T.match_buffer(A[vi * 16:vi * 16 + 16, 2:18], (16, 16), "float32", strides=(s, s), elem_offset=off)
+            C[vi * 2] = A_sub[1, 0] + T.Cast("float32", off + s)
+            with T.block("inner"):
+                T.reads(A_sub[2:4, 0:16])
+                T.writes(C[vi * 2 + 1])
+                B = T.match_buffer(A_sub[2:4, 0:16], (2, 16), "float32", strides=(s2, 1), elem_offset=off2)
+                C[vi * 2 + 1] = B[1, 3] + T.Cast("float32", (off2 - off) * 1000 + s2)
+)",
+                            "match_offset.tir")
+                   .at("main");
+  // outer: A[vi * 16 + 1, 2] + (vi * 512 + 2 + 32); inner: A[vi * 16 + 3, 5] + 64 * 1000 + 32
+  std::vector<double> expected = {1 * 100 + 2 + 2 + 32, 3 * 100 + 5 + 64000 + 32,
+                                  17 * 100 + 2 + 512 + 2 + 32, 19 * 100 + 5 + 64000 + 32};
+  CHECK(verify(f).empty());
+  CHECK(run_on_ramp(f, 4) == expected);
+  std::string text = print_func(lower_blocks(f), "main");
+  INFO(text);
+  for (const char* name : {" off", "(s, s)", "s2"}) CHECK(text.find(name) == std::string::npos);
+  CHECK(text.find("strides=(32, 32)") != std::string::npos);  // (s, s): both s's are 32
+  PrimFunc l = lower(f);
+  INFO(print_func(l, "main"));
+  REQUIRE_NOTHROW(check_lowered_form(l));
+  CHECK(run_on_ramp(l, 4) == expected);
+  CHECK(check_equivalent(f, l, 2).equal);
 }
 
 TEST_CASE("lower refuses thread-bound loops", "[passes]") {

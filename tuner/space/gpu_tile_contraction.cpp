@@ -453,7 +453,11 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx) {
 // With a zero pad before the contraction (a convolution's), first with the
 // pad inlined: the threads then test the border in their loads, and the
 // pad's kernel and padded copy are gone. As it is where that fails.
-RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx) {
+namespace {
+
+// The CUDA-core forms: shared-memory and register tiles, or register tiles
+// alone, a zero pad producer inlined first where that keeps them.
+RuleOutcome cuda_core_tiles(Schedule& sch, BlockRV block, const RuleContext& cx) {
   std::optional<BlockNest> nest = describe_nest(sch, block);
   const ContractionUpdate u = nest && nest->plain
                                   ? contraction_update(*nest->realize->block, ContractionTypes::any)
@@ -474,6 +478,30 @@ RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext
     }
   }
   return tile(sch, block, cx);
+}
+
+}  // namespace
+
+RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx) {
+  // A float16/bfloat16 matmul: tensor cores first (gpu_tensor_core.cpp).
+  std::string no_tensor_cores;
+  {
+    Schedule trial = sch;
+    RuleOutcome tc;
+    try {
+      tc = gpu_tensor_core(trial, block, cx);
+    } catch (const ScheduleError& e) {
+      tc = {false, e.message()};
+    }
+    if (tc.applied) {
+      sch = std::move(trial);
+      return tc;
+    }
+    if (!tc.note.empty()) no_tensor_cores = " (no tensor cores: " + tc.note + ")";
+  }
+  RuleOutcome out = cuda_core_tiles(sch, block, cx);
+  if (out.applied) out.note += no_tensor_cores;
+  return out;
 }
 
 }  // namespace tirc

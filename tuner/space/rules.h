@@ -55,10 +55,17 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
 // with its init and write-back inside the thread loops, its loops unrolled)
 // around the serial reduction; one batch loop on blockIdx.z, any other
 // serial in each thread. Exact divisors only: a shape with no register tile
-// is left to bind_gpu_threads. Smaller blocks and tiles where there would be
+// is left to bind_gpu_threads. A float16/bfloat16 matmul into float32 gets
+// tensor cores instead where gpu_tensor_core applies. Smaller blocks and tiles where there would be
 // fewer than GpuModel::fill_blocks blocks; a zero pad producer (a
 // convolution's) inlined into the loads where the tile still applies.
 RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx);
+// gpu_tile_contraction's first form, for a matmul C[i, j] += float32(A[i, k])
+// * float32(B[k, j]) of float16 or bfloat16 operands, every extent a multiple
+// of 16: tensor cores (tensorize with the mma_* tensor intrinsics), warps of
+// 16x16 accumulator tiles in registers. Declines with an empty note where
+// the block is no such update into float32 (no reason worth reporting).
+RuleOutcome gpu_tensor_core(Schedule& sch, BlockRV block, const RuleContext& cx);
 // For a GPU target (Isa::cuda), a reduction with few outputs and long rows:
 // a block of threads per output, each thread summing a strided part of the
 // row into shared memory (rfactor), then the parts summed as a tree.
