@@ -1,5 +1,6 @@
 #!/bin/bash
-# GPU fp32 matmul benchmark: tirc's default GPU schedule vs cuBLAS (cublasSgemm).
+# GPU matmul benchmark: tirc's default GPU schedule vs cuBLAS, fp32 (cublasSgemm) and
+# fp16 inputs with fp32 accumulation (tensor cores on both sides: cublasGemmEx).
 #
 #   bench/cuda_matmul.sh [OUTDIR]          (default OUTDIR: build/cuda_bench)
 #
@@ -13,7 +14,8 @@
 # libcublas.so.13 (found through an rpath of /usr/local/cuda/lib64) and libc;
 # no LLVM and no tirc. Needs the release build and the CUDA toolkit here, not a GPU.
 #
-# Sizes: SIZES="256 512 1000x1000x1000 ..." (N, or MxNxK) overrides the default list;
+# Sizes: SIZES="256 512 1000x1000x1000 ..." (N, or MxNxK) overrides the default list,
+# TYPES="float32 float16" (the default) the input types each size runs in;
 # MCPU=sm_80 targets older GPUs (the driver JIT-compiles the PTX for the GPU at hand).
 set -euo pipefail
 
@@ -26,6 +28,7 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
 tirc=build/release/tirc
 sizes=${SIZES:-"256 512 1024 2048 4096 1024x4096x1024"}
 mcpu=${MCPU:-sm_90}
+types=${TYPES:-"float32 float16"}
 
 if [[ ! -x $tirc ]]; then
   echo "cuda_matmul.sh: $tirc is missing: cmake --build --preset release" >&2
@@ -47,6 +50,7 @@ objs=()
   echo "#pragma once"
 } > "$table.tmp"
 entries=()
+for type in $types; do
 for s in $sizes; do
   if [[ $s =~ ^[0-9]+$ ]]; then
     m=$s n=$s k=$s
@@ -56,25 +60,33 @@ for s in $sizes; do
     echo "cuda_matmul.sh: bad size '$s' (want N or MxNxK)" >&2
     exit 2
   fi
-  name=mm_${m}_${n}_${k}
-  sed -e "s/A: T.Buffer((64, 64)/A: T.Buffer(($m, $k)/" \
-      -e "s/B: T.Buffer((64, 64)/B: T.Buffer(($k, $n)/" \
+  case $type in
+    float32) name=mm_${m}_${n}_${k} half=0 ab='"float32"' product='A[vi, vk] * B[vk, vj]' ;;
+    float16) name=mm16_${m}_${n}_${k} half=1 ab='"float16"'
+             product='T.Cast("float32", A[vi, vk]) * T.Cast("float32", B[vk, vj])' ;;
+    *) echo "cuda_matmul.sh: bad type '$type' (want float32 or float16)" >&2; exit 2 ;;
+  esac
+  sed -e "s/A: T.Buffer((64, 64), \"float32\")/A: T.Buffer(($m, $k), $ab)/" \
+      -e "s/B: T.Buffer((64, 64), \"float32\")/B: T.Buffer(($k, $n), $ab)/" \
       -e "s/C: T.Buffer((64, 64)/C: T.Buffer(($m, $n)/" \
       -e "s/T.grid(64, 64, 64)/T.grid($m, $n, $k)/" \
+      -e "s/A\[vi, vk\] \* B\[vk, vj\]\$/$product/" \
       examples/matmul.tir > "$gen/$name.tir"
-  if ! grep -qF "A: T.Buffer(($m, $k)" "$gen/$name.tir" || ! grep -qF "B: T.Buffer(($k, $n)" "$gen/$name.tir" ||
-     ! grep -qF "C: T.Buffer(($m, $n)" "$gen/$name.tir" || ! grep -qF "T.grid($m, $n, $k)" "$gen/$name.tir"; then
+  if ! grep -qF "A: T.Buffer(($m, $k), $ab)" "$gen/$name.tir" || ! grep -qF "B: T.Buffer(($k, $n), $ab)" "$gen/$name.tir" ||
+     ! grep -qF "C: T.Buffer(($m, $n)" "$gen/$name.tir" || ! grep -qF "T.grid($m, $n, $k)" "$gen/$name.tir" ||
+     ! grep -qF "$product" "$gen/$name.tir"; then
     echo "cuda_matmul.sh: examples/matmul.tir changed: sizes not all substituted in $gen/$name.tir" >&2
     exit 2
   fi
   "$tirc" compile "$gen/$name.tir" --target cuda --mcpu "$mcpu" --name "$name" -o "$gen/$name.o" -H "$gen/$name.h"
-  echo "built $gen/$name.o  (${name}_main: C[$m,$n] = A[$m,$k] * B[$k,$n])"
+  echo "built $gen/$name.o  (${name}_main: C[$m,$n] = A[$m,$k] * B[$k,$n], A and B $type)"
   echo "#include \"$name.h\"" >> "$table.tmp"
-  entries+=("  X($m, $n, $k, ${name}_main)")
+  entries+=("  X($m, $n, $k, $half, ${name}_main)")
   objs+=("$gen/$name.o")
 done
+done
 {
-  echo "/* X(M, N, K, function) for each size, in the order they run. */"
+  echo "/* X(M, N, K, HALF, function) for each size and type, in the order they run. */"
   echo "#define MM_SIZES(X) \\"
   for e in "${entries[@]}"; do echo "$e \\"; done
   echo "  /* end */"

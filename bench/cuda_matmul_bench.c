@@ -1,8 +1,11 @@
-// fp32 matmul on an NVIDIA GPU: tirc's default GPU schedule against cuBLAS.
+// fp32 and fp16 matmul on an NVIDIA GPU: tirc's default GPU schedule against
+// cuBLAS (cublasSgemm; cublasGemmEx with fp16 inputs and fp32 accumulation,
+// tensor cores, for the fp16 entries, which tirc runs on tensor cores too).
 //
 // Built by bench/cuda_matmul.sh, which compiles one tirc object per size and
-// generates mm_sizes.h, the table MM_SIZES(X) of X(M, N, K, function) this
-// program runs; each function computes C[M,N] = A[M,K] * B[K,N] (row-major)
+// type and generates mm_sizes.h, the table MM_SIZES(X) of X(M, N, K, HALF,
+// function) this program runs; each function computes C[M,N] = A[M,K] *
+// B[K,N] (row-major, A and B fp16 where HALF, C fp32)
 // and has tirc's host-launcher signature (codegen/llvm/cuda.h). The result
 // must not depend on LLVM or tirc, only on the driver (-lcuda) and cuBLAS.
 //
@@ -29,11 +32,12 @@ typedef int (*tirc_matmul_fn)(CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUstr
 
 struct size_entry {
   int m, n, k;
+  int half;  // A and B in fp16
   tirc_matmul_fn fn;
   const char *name;
 };
 
-#define SIZE_ENTRY(M, N, K, FN) {M, N, K, FN, #FN},
+#define SIZE_ENTRY(M, N, K, HALF, FN) {M, N, K, HALF, FN, #FN},
 static const struct size_entry sizes[] = {MM_SIZES(SIZE_ENTRY)};
 #undef SIZE_ENTRY
 
@@ -66,6 +70,23 @@ static void fill_small_integers(float *x, size_t count, uint32_t seed) {
   for (size_t i = 0; i < count; ++i) x[i] = (float)((int)(next_random(&seed) % 5u) - 2);
 }
 
+// The fp16 bits of a small integer (|v| <= 2048, exact in fp16).
+static uint16_t half_of_small_integer(float v) {
+  if (v == 0.0f) return 0;
+  const uint16_t sign = v < 0 ? 0x8000u : 0;
+  unsigned a = (unsigned)(v < 0 ? -v : v), e = 0;
+  while ((a >> (e + 1)) != 0) ++e;
+  return (uint16_t)(sign | (e + 15) << 10 | ((a - (1u << e)) << (10 - e)));
+}
+
+// The bytes of x[0..count) as the device holds them: fp32, or fp16 where half.
+static void *device_copy(const float *x, size_t count, int half) {
+  if (!half) return (void *)x;
+  uint16_t *h = xmalloc(count * sizeof(uint16_t));
+  for (size_t i = 0; i < count; ++i) h[i] = half_of_small_integer(x[i]);
+  return h;
+}
+
 static void run_once(enum impl impl, const struct problem *p) {
   const struct size_entry *s = p->size;
   if (impl == IMPL_TIRC) {
@@ -77,6 +98,14 @@ static void run_once(enum impl impl, const struct problem *p) {
   // C^T = B^T A^T, where row-major B[K,N] and A[M,K] read column-major are B^T
   // (N x K, leading dimension N) and A^T (K x M, leading dimension K).
   const float one = 1.0f, zero = 0.0f;
+  if (s->half) {
+    check_cublas(cublasGemmEx(p->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s->n, s->m, s->k, &one,
+                              (const void *)(uintptr_t)p->b, CUDA_R_16F, s->n, (const void *)(uintptr_t)p->a,
+                              CUDA_R_16F, s->k, &zero, (void *)(uintptr_t)p->c_cublas, CUDA_R_32F, s->n,
+                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx");
+    return;
+  }
   check_cublas(cublasSgemm(p->cublas, CUBLAS_OP_N, CUBLAS_OP_N, s->n, s->m, s->k, &one,
                            (const float *)(uintptr_t)p->b, s->n, (const float *)(uintptr_t)p->a, s->k,
                            &zero, (float *)(uintptr_t)p->c_cublas, s->n),
@@ -140,14 +169,16 @@ static long bench_size(const struct size_entry *s, CUstream stream, cublasHandle
   fill_small_integers(b, b_count, 2u + (uint32_t)s->n);
 
   struct problem p = {.size = s, .stream = stream, .cublas = cublas};
-  check_cu(cuMemAlloc(&p.a, a_count * sizeof(float)), "cuMemAlloc");
-  check_cu(cuMemAlloc(&p.b, b_count * sizeof(float)), "cuMemAlloc");
+  const size_t in_bytes = s->half ? sizeof(uint16_t) : sizeof(float);
+  void *a_device = device_copy(a, a_count, s->half), *b_device = device_copy(b, b_count, s->half);
+  check_cu(cuMemAlloc(&p.a, a_count * in_bytes), "cuMemAlloc");
+  check_cu(cuMemAlloc(&p.b, b_count * in_bytes), "cuMemAlloc");
   check_cu(cuMemAlloc(&p.c_tirc, c_count * sizeof(float)), "cuMemAlloc");
   check_cu(cuMemAlloc(&p.c_cublas, c_count * sizeof(float)), "cuMemAlloc");
   // Copies and sets go on the benchmark's stream too: being non-blocking, it
   // would not wait for the legacy default stream's.
-  check_cu(cuMemcpyHtoDAsync(p.a, a, a_count * sizeof(float), stream), "cuMemcpyHtoDAsync");
-  check_cu(cuMemcpyHtoDAsync(p.b, b, b_count * sizeof(float), stream), "cuMemcpyHtoDAsync");
+  check_cu(cuMemcpyHtoDAsync(p.a, a_device, a_count * in_bytes, stream), "cuMemcpyHtoDAsync");
+  check_cu(cuMemcpyHtoDAsync(p.b, b_device, b_count * in_bytes, stream), "cuMemcpyHtoDAsync");
   // Quiet NaN everywhere first: an element a kernel never writes shows up as a mismatch.
   check_cu(cuMemsetD32Async(p.c_tirc, 0x7fc00000u, c_count, stream), "cuMemsetD32Async");
   check_cu(cuMemsetD32Async(p.c_cublas, 0x7fc00000u, c_count, stream), "cuMemsetD32Async");
@@ -163,7 +194,8 @@ static long bench_size(const struct size_entry *s, CUstream stream, cublasHandle
   float cublas_ms = best_ms(IMPL_CUBLAS, &p, start, stop);
   double flop = 2.0 * s->m * s->n * s->k;
   double tirc_gflops = flop / (tirc_ms * 1e6), cublas_gflops = flop / (cublas_ms * 1e6);
-  printf("%6d %6d %6d %12.1f %14.1f %12.3f%s\n", s->m, s->n, s->k, tirc_gflops, cublas_gflops,
+  printf("%5s %6d %6d %6d %12.1f %14.1f %12.3f%s\n", s->half ? "fp16" : "fp32", s->m, s->n, s->k,
+         tirc_gflops, cublas_gflops,
          tirc_gflops / cublas_gflops, errors ? "  WRONG" : "");
   fflush(stdout);
 
@@ -171,6 +203,10 @@ static long bench_size(const struct size_entry *s, CUstream stream, cublasHandle
   check_cu(cuMemFree(p.b), "cuMemFree");
   check_cu(cuMemFree(p.c_tirc), "cuMemFree");
   check_cu(cuMemFree(p.c_cublas), "cuMemFree");
+  if (s->half) {
+    free(a_device);
+    free(b_device);
+  }
   free(a);
   free(b);
   free(c_tirc);
@@ -190,13 +226,15 @@ int main(void) {
   // this is the default, set anyway so the comparison does not rest on it.
   check_cublas(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
 
-  printf("# fp32 C[M,N] = A[M,K] * B[K,N]: tirc (default GPU schedule) vs cublasSgemm (CUBLAS_DEFAULT_MATH)\n");
+  printf("# C[M,N] = A[M,K] * B[K,N], C fp32: tirc (default GPU schedule) vs cuBLAS: fp32 cublasSgemm\n"
+         "# (CUBLAS_DEFAULT_MATH), fp16 A and B cublasGemmEx (CUBLAS_COMPUTE_32F, tensor cores)\n");
   cuda_bench_print_device(dev);
   printf("# cuBLAS %d\n", cublas_version);
   if (getenv("NVIDIA_TF32_OVERRIDE"))
     printf("# NVIDIA_TF32_OVERRIDE=%s is set: it may change cuBLAS's math mode\n", getenv("NVIDIA_TF32_OVERRIDE"));
   printf("# best of %d runs after %d warm-ups, CUDA events; GFLOPS = 2 M N K / time\n", RUNS, WARMUPS);
-  printf("%6s %6s %6s %12s %14s %12s\n", "M", "N", "K", "tirc GFLOPS", "cuBLAS GFLOPS", "tirc/cuBLAS");
+  printf("%5s %6s %6s %6s %12s %14s %12s\n", "type", "M", "N", "K", "tirc GFLOPS", "cuBLAS GFLOPS",
+         "tirc/cuBLAS");
   fflush(stdout);
 
   CUstream stream;

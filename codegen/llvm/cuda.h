@@ -35,7 +35,12 @@
 // is refused, as not every thread would reach it. The steps of a tree
 // reduction that fit in a warp (passes/tree_reductions.cpp's, at block level,
 // 16 pairs down to one) run in the block's first warp as warp shuffles with
-// the same result and no barriers (cuda_warp_tree.cpp).
+// the same result and no barriers (cuda_warp_tree.cpp). Warp matrix
+// operations (tensor cores, ir/intrinsic.h) run in warps: a kernel with them
+// launches exactly 32 threads along threadIdx.x, each operation outside the
+// threadIdx.x loops, and an allocation in scope "wmma.accumulator" is each
+// warp's registers (moved into its kernel from outside where its uses allow;
+// cuda_mma.cpp says what is proved). Shared memory is 128-byte aligned.
 //
 // The object carries the kernels as PTX and, where tirc was built with the
 // toolkit's ptxas, as a cubin for the --mcpu GPU too (cuda_cubin.h). The

@@ -306,6 +306,15 @@ void FunctionEmitter::fragment_allocate(const AllocateNode& a) {
                " (scope \"wmma.accumulator\") is inside a threadIdx.x loop: it belongs to a warp, "
                "all 32 threads along threadIdx.x",
            loc_);
+  // Each warp has its own registers: outside a launched threadIdx.y/z loop,
+  // warps would share what the program says is one buffer.
+  for (const std::string& tag : plan_->thread_tags())
+    if (tag != "threadIdx.x" &&
+        std::find(thread_tags_.begin(), thread_tags_.end(), tag) == thread_tags_.end())
+      refuse("accumulator " + a.buffer_var->name + " (scope \"wmma.accumulator\") is outside the " +
+                 tag + " loops: each warp has its own, so it must be allocated inside every " +
+                 "threadIdx.y/z loop",
+             loc_);
   if (a.dtype != DataType::float32())
     refuse("accumulator " + a.buffer_var->name + " has type " + a.dtype.str() + ", not float32",
            loc_);

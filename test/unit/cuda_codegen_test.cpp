@@ -318,6 +318,19 @@ TEST_CASE("cuda: tensor-core kernels the generator refuses, and why", "[cuda]") 
   CHECK_THAT(tensor_core_error("200"),
              Contains("accumulator Acc_data of 200 elements is not whole rows of 16x16 tiles of "
                       "row stride 16"));
+  // Warps (threadIdx.y) sharing one accumulator: each would have its own.
+  CHECK_THAT(cuda_module_error(R"(@T.prim_func
+def main(A: T.Buffer((256,), "float16"), C: T.Buffer((512,), "float32")):
+    for b in T.thread_binding(1, thread="blockIdx.x"):
+        Acc_data = T.allocate([512], "float32", "wmma.accumulator")
+        Acc = T.Buffer((512,), data=Acc_data, scope="wmma.accumulator")
+        for y in T.thread_binding(2, thread="threadIdx.y"):
+            T.evaluate(T.mma_fill(T.address_of(Acc[y * 256]), 16, T.float32(0)))
+        for y in T.thread_binding(2, thread="threadIdx.y"):
+            T.evaluate(T.mma_store(T.address_of(C[y * 256]), 16, T.address_of(Acc[(1 - y) * 256]), 16))
+)"),
+             Contains("accumulator Acc_data (scope \"wmma.accumulator\") is outside the "
+                      "threadIdx.y loops: each warp has its own"));
   // An accumulator outside its kernels, used by two of them, is no warp's.
   CHECK_THAT(cuda_module_error(R"(@T.prim_func
 def main(A: T.Buffer((256,), "float16"), C: T.Buffer((256,), "float32")):
