@@ -224,9 +224,26 @@ class Rebase : public StmtMutator {
 }  // namespace
 
 std::optional<Stmt> place_accumulator(const AllocateNode& a) {
+  const VarNode* data = a.buffer_var.get();
+  // In a sequence, the one statement that uses it (its kernel: a rounding
+  // of its results after it, say, is another).
+  if (auto* seq = a.body.as<SeqStmtNode>()) {
+    std::optional<size_t> user;
+    for (size_t i = 0; i < seq->seq.size(); ++i) {
+      if (!vars_and_storage_of(seq->seq[i]).count(data)) continue;
+      if (user) return std::nullopt;
+      user = i;
+    }
+    if (!user) return std::nullopt;
+    const AllocateNode one(a.buffer_var, a.dtype, a.extents, a.scope, seq->seq[*user]);
+    std::optional<Stmt> placed = place_accumulator(one);
+    if (!placed) return std::nullopt;
+    std::vector<Stmt> parts = seq->seq;
+    parts[*user] = *placed;
+    return make_seq(parts);
+  }
   // The thread-bound loops that enclose every use, outermost first, down to
   // the first statement that is not one (a warp's own iteration).
-  const VarNode* data = a.buffer_var.get();
   std::vector<const ForNode*> chain;
   Stmt inner = a.body;
   while (auto* f = inner.as<ForNode>()) {

@@ -655,3 +655,23 @@ TEST_CASE("gpu rules: where tensor cores do not apply, CUDA-core tiles say why",
 
 }  // namespace
 }  // namespace tirc
+
+namespace tirc {
+namespace {
+
+TEST_CASE("gpu rules: an ONNX float16 MatMul sums in float32 on tensor cores", "[rules][gpu]") {
+  // test/unit/cuda/matmul_f16.onnx: c[128, 64] = a[128, 96] @ b[96, 64], all float16.
+  const IRModule m = import_onnx_module(kSource + "/test/unit/cuda/matmul_f16.onnx");
+  const AutoScheduleResult r = auto_schedule(m, cuda());
+  const BlockReport& mm = report_of(r, "matmul");
+  CHECK(mm.rule == "gpu-tile-contraction");
+  CHECK(mm.note ==
+        "tensor cores (f16 mma 16x16x16, float32 accumulators): 1x1 tiles per warp, 1x1 warps "
+        "per block, 8x4 blocks over a 128x64 output");
+  // The rounding to float16 is a kernel of its own.
+  CHECK(report_of(r, "matmul_round").rule == "bind-gpu-threads");
+  check_gpu_schedule(m, "onnx f16 matmul");
+}
+
+}  // namespace
+}  // namespace tirc

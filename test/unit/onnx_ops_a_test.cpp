@@ -680,6 +680,23 @@ TEST_CASE("Gemm with alpha, beta, transposes and broadcast C", "[onnx-ops-a]") {
                     Catch::Contains("node 'n' (Gemm): inner dimensions differ"));
 }
 
+TEST_CASE("MatMul and Gemm of float16: products summed in float32, rounded once",
+          "[onnx-ops-a]") {
+  // 2048 + 1 + 1: in float16 each step rounds back to 2048 (spacing 2 there);
+  // in float32 the sum is 2050, which float16 holds exactly.
+  for (DataType t : {DataType::float16(), DataType::bfloat16()}) {
+    INFO(t.str());
+    const double big = t == DataType::float16() ? 2048 : 256;  // bfloat16: spacing 2 at 256
+    NDArray a = values({1, 3}, {big, 1, 1}, t), b = values({3, 1}, {1, 1, 1}, t);
+    NDArray y = run1("MatMul", {{a}, {b}});
+    CHECK(y.dtype() == t);
+    CHECK(as_vector(y) == std::vector<double>{big + 2});
+    NDArray g = run1("Gemm", {{a}, {b}, {values({1}, {1}, t)}});
+    // + C (1): big + 3 is halfway, and rounds to the even neighbour, big + 4.
+    CHECK(as_vector(g) == std::vector<double>{big + 4});
+  }
+}
+
 TEST_CASE("MatMul: 1-D promotion and batch broadcasting", "[onnx-ops-a]") {
   auto ref = [](const NDArray& a, const NDArray& b) {
     Shape sa = a.shape(), sb = b.shape();

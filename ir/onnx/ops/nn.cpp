@@ -611,6 +611,29 @@ std::vector<TensorValue> build_conv_transpose(OpContext& ctx) {
 
 // ---- Gemm, MatMul -------------------------------------------------------------------
 
+// float16 and bfloat16 products are summed in float32 and rounded once at the
+// end (what cuBLAS's and onnxruntime's half-precision GEMMs compute, and what
+// tensor cores do): the reduction's type, and the cast of its operands.
+DataType accumulation_type(DataType t) {
+  return t == DataType::float16() || t == DataType::bfloat16() ? DataType::float32() : t;
+}
+
+// The reduction `name` of an output y of type t into y, through a float32
+// buffer where t is a half-precision type (accumulation_type).
+Buffer accumulator_for(OpContext& ctx, const std::string& name, const Buffer& y,
+                       const Shape& shape) {
+  const DataType acc = accumulation_type(y->dtype);
+  return acc == y->dtype ? y : ctx.kernel().alloc(name + "_acc", acc, shape);
+}
+
+void round_accumulator(OpContext& ctx, const std::string& name, const Buffer& acc,
+                       const Buffer& y) {
+  if (acc == y) return;
+  const DataType t = y->dtype;
+  ctx.kernel().emit_elementwise(name + "_round", y,
+                                [acc, t](const Indices& i) { return make_cast(t, make_load(acc, i)); });
+}
+
 std::vector<TensorValue> build_gemm(OpContext& ctx) {
   const Node& n = ctx.node();
   TensorValue a = readable(ctx, 0, "gemm_a");
@@ -641,21 +664,24 @@ std::vector<TensorValue> build_gemm(OpContext& ctx) {
       ctx.fail("C of shape " + ints_str(c->shape) + " does not broadcast to " +
                ints_str(out_shape));
   }
-  DataType t = a.dtype;
-  Buffer y = ctx.output_buffer(0, t, out_shape);
-  ElementFn init = [c, beta, t, out_shape](const Indices& i) {
+  Buffer y = ctx.output_buffer(0, a.dtype, out_shape);
+  Buffer sum = accumulator_for(ctx, "gemm", y, out_shape);
+  const DataType t = sum->dtype;  // the operands in it
+  auto in_t = [t](Expr e) { return e.dtype() == t ? e : make_cast(t, e); };
+  ElementFn init = [c, beta, t, out_shape, in_t](const Indices& i) {
     if (!c) return zero_of(t);
-    Expr v = c->load(broadcast_indices(c->shape, out_shape, i));
+    Expr v = in_t(c->load(broadcast_indices(c->shape, out_shape, i)));
     return beta == 1 ? v : v * make_const(t, beta);
   };
   ctx.kernel().emit_reduction(
-      "gemm", y, {K}, init,
+      "gemm", sum, {K}, init,
       [=](const Indices& i, const Indices& r) {
-        Expr av = ta ? a.load({r[0], i[0]}) : a.load({i[0], r[0]});
-        Expr bv = tb ? b.load({i[1], r[0]}) : b.load({r[0], i[1]});
+        Expr av = in_t(ta ? a.load({r[0], i[0]}) : a.load({i[0], r[0]}));
+        Expr bv = in_t(tb ? b.load({i[1], r[0]}) : b.load({r[0], i[1]}));
         return alpha == 1 ? av * bv : (av * make_const(t, alpha)) * bv;
       },
       [](Expr acc, Expr v) { return acc + v; });
+  round_accumulator(ctx, "gemm", sum, y);
   return {TensorValue::of_buffer(y, out_shape)};
 }
 
@@ -682,11 +708,13 @@ std::vector<TensorValue> build_matmul(OpContext& ctx) {
   Shape out_shape = batch;
   if (!a_vec) out_shape.push_back(M);
   if (!b_vec) out_shape.push_back(N);
-  DataType t = a.dtype;
-  Buffer y = ctx.output_buffer(0, t, out_shape);
+  Buffer y = ctx.output_buffer(0, a.dtype, out_shape);
+  Buffer sum = accumulator_for(ctx, "matmul", y, out_shape);
+  const DataType t = sum->dtype;  // the operands in it
+  auto in_t = [t](Expr e) { return e.dtype() == t ? e : make_cast(t, e); };
   size_t nb = batch.size();
   ctx.kernel().emit_reduction(
-      "matmul", y, {K}, zero_of(t),
+      "matmul", sum, {K}, zero_of(t),
       [=](const Indices& i, const Indices& r) {
         Indices bi(i.begin(), i.begin() + static_cast<long>(nb));
         Indices ai = broadcast_indices(batch_a, batch, bi),
@@ -696,9 +724,10 @@ std::vector<TensorValue> build_matmul(OpContext& ctx) {
         ai.push_back(r[0]);
         bj.push_back(r[0]);
         if (!b_vec) bj.push_back(i[p++]);
-        return a.load(ai) * b.load(bj);
+        return in_t(a.load(ai)) * in_t(b.load(bj));
       },
       [](Expr acc, Expr v) { return acc + v; });
+  round_accumulator(ctx, "matmul", sum, y);
   return {TensorValue::of_buffer(y, out_shape)};
 }
 
