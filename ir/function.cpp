@@ -50,6 +50,12 @@ Expr make_call_kernel(std::string callee, std::vector<Expr> args) {
   return make_call(DataType::int32(), kCallKernel, std::move(args));
 }
 
+const BufferLoadNode* address_of_element(const Expr& e) {
+  auto* c = e ? e.as<CallNode>() : nullptr;
+  return c && c->op == kAddressOf && c->args.size() == 1 ? c->args[0].as<BufferLoadNode>()
+                                                         : nullptr;
+}
+
 const std::string* call_kernel_callee(const Expr& e) {
   auto* c = e.as<CallNode>();
   if (!c || c->op != kCallKernel || c->args.empty()) return nullptr;

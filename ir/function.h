@@ -45,6 +45,8 @@ const std::string* call_kernel_callee(const Expr& e);
 // `T.address_of(buf[i, ...])`: Call(handle, kAddressOf, [BufferLoad]); the address
 // of one element, a handle into the same storage.
 inline constexpr const char* kAddressOf = "address_of";
+// The buf[i, ...] of `T.address_of(buf[i, ...])`, else null.
+const BufferLoadNode* address_of_element(const Expr& e);
 
 // The function attribute that marks a model's entry function (T.func_attr
 // {"tirc.entry": True}): it calls the kernels in order, owns the intermediate

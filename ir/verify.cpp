@@ -150,9 +150,7 @@ class FunctionVerifier : public StmtVisitor {
     // The element type each tile argument needs, in argument order.
     auto tile = [&](size_t i, const char* role, std::initializer_list<DataType> types) {
       const Expr& a = n->args[i];
-      auto* c = a.as<CallNode>();
-      auto* load = c && c->op == kAddressOf && c->args.size() == 1 ? c->args[0].as<BufferLoadNode>()
-                                                                   : nullptr;
+      const BufferLoadNode* load = address_of_element(a);
       if (!load)
         return sink_.report(
             loc_, t + ": the " + role + " tile must be T.address_of(buf[...]), got " + expr_str(a));
@@ -183,8 +181,8 @@ class FunctionVerifier : public StmtVisitor {
         tile(4, "b", {DataType::float16(), DataType::bfloat16()});
         stride(5);
         auto elem = [&](size_t i) {
-          auto* c = n->args[i].as<CallNode>();
-          return c && !c->args.empty() ? c->args[0].dtype() : DataType();
+          const BufferLoadNode* load = address_of_element(n->args[i]);
+          return load ? load->dtype : DataType();
         };
         if (elem(2) != elem(4))
           sink_.report(loc_, t + ": the a and b tiles have different types (" + elem(2).str() +

@@ -401,10 +401,7 @@ class MemoryUser : public StmtVisitor {
     if (const Intrinsic* in = find_intrinsic(*n, Backend::Cuda);
         in && in->rule == DtypeRule::WarpMatrix) {
       for (size_t i = 0; i < n->args.size(); ++i) {
-        auto* c = n->args[i].as<CallNode>();
-        auto* load = c && c->op == kAddressOf && c->args.size() == 1
-                         ? c->args[0].as<BufferLoadNode>()
-                         : nullptr;
+        const BufferLoadNode* load = address_of_element(n->args[i]);
         if (!load) {
           visit(n->args[i]);
           continue;

@@ -44,12 +44,6 @@ const CallNode* warp_matrix_call(const Stmt& s) {
   return in && in->rule == DtypeRule::WarpMatrix ? c : nullptr;
 }
 
-const BufferLoadNode* tile_element(const Expr& arg) {
-  auto* c = arg.as<CallNode>();
-  return c && c->op == kAddressOf && c->args.size() == 1 ? c->args[0].as<BufferLoadNode>()
-                                                         : nullptr;
-}
-
 // Proves what the tiles of a kernel's warp matrix operations need, with the
 // ranges of the loops around them.
 class TileCheck : public StmtVisitor {
@@ -82,7 +76,7 @@ class TileCheck : public StmtVisitor {
     const std::string op = "T." + std::string(in->name);
     for (size_t i = 0; i + 1 < call->args.size(); i += 2) {
       if (in->id == IntrinsicId::MmaFill && i > 0) break;
-      const BufferLoadNode* at = tile_element(call->args[i]);
+      const BufferLoadNode* at = address_of_element(call->args[i]);
       if (!at || at->indices.size() != 1)
         refuse(op + ": a tile is not T.address_of an element of a flat buffer", loc_);
       tile(op, *at, call->args[i + 1]);
@@ -172,7 +166,7 @@ class AccumulatorUses : public StmtVisitor {
     if (!in || in->rule != DtypeRule::WarpMatrix) return StmtVisitor::visit_evaluate(n);
     for (size_t i = 0; i + 1 < call->args.size(); i += 2) {
       if (in->id == IntrinsicId::MmaFill && i > 0) break;
-      const BufferLoadNode* at = tile_element(call->args[i]);
+      const BufferLoadNode* at = address_of_element(call->args[i]);
       if (at && at->buffer->data.get() == data_ && at->indices.size() == 1) {
         offsets.push_back(at->indices[0]);
         auto ld = as_const_int(call->args[i + 1]);
@@ -370,7 +364,7 @@ void FunctionEmitter::warp_matrix(const CallNode& c) {
   };
   auto operand = [&](size_t i) {
     Operand o;
-    const BufferLoadNode* at = tile_element(c.args[i]);
+    const BufferLoadNode* at = address_of_element(c.args[i]);
     o.elem = at->dtype;
     o.ld = b_.CreateSExtOrTrunc(expr(c.args[i + 1]), b_.getInt32Ty());
     auto frag = fragments_.find(at->buffer->data.get());

@@ -180,9 +180,7 @@ class AccessCollector : public ExprVisitor {
     const Intrinsic* in = find_intrinsic(*n);
     if (!in || in->rule != DtypeRule::WarpMatrix) return ExprVisitor::visit_call(n);
     for (size_t i = 0; i < n->args.size(); ++i) {
-      auto* c = n->args[i].as<CallNode>();
-      auto* tile = c && c->op == kAddressOf && c->args.size() == 1 ? c->args[0].as<BufferLoadNode>()
-                                                                   : nullptr;
+      const BufferLoadNode* tile = address_of_element(n->args[i]);
       if (!tile) {
         visit(n->args[i]);
         continue;

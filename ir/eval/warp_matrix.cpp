@@ -124,10 +124,7 @@ CStmtPtr compile_warp_matrix(CompileContext& cx, const CallNode& c, const Intrin
     const int row = in.id == IntrinsicId::MmaFill ? 0 : in.id == IntrinsicId::MmaSync ? 1 : 2;
     const size_t pairs = in.id == IntrinsicId::MmaFill ? 1 : c.args.size() / 2;
     for (size_t i = 0; i < pairs; ++i) {
-      auto* addr = c.args[2 * i].as<CallNode>();
-      auto* load = addr && addr->op == kAddressOf && addr->args.size() == 1
-                       ? addr->args[0].as<BufferLoadNode>()
-                       : nullptr;
+      const BufferLoadNode* load = address_of_element(c.args[2 * i]);
       if (!load)
         throw Error("interpreter: " + op + " needs T.address_of(buf[...]) tiles",
                     cx.where() ? cx.where()->loc : SourceLoc{});
