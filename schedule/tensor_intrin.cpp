@@ -89,25 +89,28 @@ std::string with_type(const char* text, const std::string& type) {
   return out;
 }
 
-PrimFunc only_function(const std::string& text, const char* name) {
-  IRModule m = parse_module(text, name);
+// The one function of `text`; its statements' locations (which a tensorized
+// program keeps, and a refusal of its code may name) read
+// "tensor intrinsic <intrin>:<line>:<col>".
+PrimFunc only_function(const std::string& text, const std::string& intrin) {
+  IRModule m = parse_module(text, "tensor intrinsic " + intrin);
   return m.functions().front().second;
 }
 
 std::vector<TensorIntrin> build_registry() {
   std::vector<TensorIntrin> all;
-  all.push_back({"vec16_fma_f32", only_function(kVec16FmaDesc, "vec16_fma_f32_desc"),
-                 only_function(kVec16FmaImpl, "vec16_fma_f32_impl")});
-  all.push_back({"mma_fill_16x16_f32", only_function(kMmaFillDesc, "mma_fill_16x16_f32_desc"),
-                 only_function(kMmaFillImpl, "mma_fill_16x16_f32_impl")});
+  all.push_back({"vec16_fma_f32", only_function(kVec16FmaDesc, "vec16_fma_f32"),
+                 only_function(kVec16FmaImpl, "vec16_fma_f32")});
+  all.push_back({"mma_fill_16x16_f32", only_function(kMmaFillDesc, "mma_fill_16x16_f32"),
+                 only_function(kMmaFillImpl, "mma_fill_16x16_f32")});
   for (const char* type : {"float16", "bfloat16"}) {
     const std::string name =
         std::string("mma_sync_16x16x16_") + (type[0] == 'f' ? "f16" : "bf16") + "_f32";
-    all.push_back({name, only_function(with_type(kMmaSyncDesc, type), "mma_sync_desc"),
-                   only_function(with_type(kMmaSyncImpl, type), "mma_sync_impl")});
+    all.push_back({name, only_function(with_type(kMmaSyncDesc, type), name),
+                   only_function(with_type(kMmaSyncImpl, type), name)});
   }
-  all.push_back({"mma_store_16x16_f32", only_function(kMmaStoreDesc, "mma_store_16x16_f32_desc"),
-                 only_function(kMmaStoreImpl, "mma_store_16x16_f32_impl")});
+  all.push_back({"mma_store_16x16_f32", only_function(kMmaStoreDesc, "mma_store_16x16_f32"),
+                 only_function(kMmaStoreImpl, "mma_store_16x16_f32")});
   std::sort(all.begin(), all.end(),
             [](const TensorIntrin& a, const TensorIntrin& b) { return a.name < b.name; });
   return all;

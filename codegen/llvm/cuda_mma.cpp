@@ -21,6 +21,8 @@
 // memory).
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include <algorithm>
+
 #include "codegen/llvm/cuda.h"
 #include "codegen/llvm/cuda_emitter.h"
 #include "ir/arith/analyzer.h"
@@ -354,6 +356,16 @@ void FunctionEmitter::fragment_allocate(const AllocateNode& a) {
 void FunctionEmitter::warp_matrix(const CallNode& c) {
   using namespace llvm;
   const Intrinsic* in = find_intrinsic(c, Backend::Cuda);
+  // WMMA came with sm_70, its bfloat16 form with sm_80.
+  const bool bf16 = std::any_of(c.args.begin(), c.args.end(), [](const Expr& e) {
+    const BufferLoadNode* at = address_of_element(e);
+    return at && at->dtype == DataType::bfloat16();
+  });
+  const int need = bf16 ? 80 : 70, sm = m_.options.target.compute_capability();
+  if (sm < need)
+    refuse("T." + std::string(in->name) + (bf16 ? " on bfloat16 tiles" : "") + " needs sm_" +
+               std::to_string(need) + " or later; the target is " + m_.options.target.cpu,
+           loc_);
   Type* f32 = b_.getFloatTy();
   // A tile operand: its accumulator registers (first float) or its address.
   struct Operand {

@@ -31,8 +31,11 @@ struct LlvmTarget {
   int vector_bits() const;
   int vector_registers() const;
   // The target the schedule rules plan for: neon on AArch64; on x86-64
-  // avx512 when the CPU has AVX-512, else avx2; cuda for nvptx64.
+  // avx512 when the CPU has AVX-512, else avx2; cuda for nvptx64 (with cpu's
+  // compute capability).
   Target rules_target() const;
+  // nvptx64: the compute capability cpu names ("sm_90": 90; 80 when empty).
+  int compute_capability() const;
   bool operator==(const LlvmTarget&) const = default;
 };
 

@@ -85,9 +85,23 @@ int LlvmTarget::vector_registers() const {
   return arch == LlvmArch::aarch64 || vector_bits() == 512 ? 32 : 16;
 }
 
+int LlvmTarget::compute_capability() const {
+  if (cpu.empty()) return 80;
+  int sm = 0;
+  for (char ch : cpu.substr(cpu.rfind('_') + 1)) {
+    if (ch < '0' || ch > '9') break;
+    sm = sm * 10 + (ch - '0');
+  }
+  return sm;
+}
+
 Target LlvmTarget::rules_target() const {
   if (arch == LlvmArch::aarch64) return Target{Isa::neon};
-  if (arch == LlvmArch::nvptx64) return Target{Isa::cuda};
+  if (arch == LlvmArch::nvptx64) {
+    Target t{Isa::cuda};
+    t.gpu_sm = compute_capability();
+    return t;
+  }
   return Target{vector_bits() == 512 ? Isa::avx512 : Isa::avx2};
 }
 

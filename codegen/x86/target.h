@@ -14,6 +14,9 @@ enum class Isa : unsigned char { avx2, avx512, neon, cuda };
 
 struct Target {
   Isa isa = Isa::avx2;
+  // Isa::cuda: the GPU's compute capability, as --mcpu names it (sm_80: 80);
+  // tensor cores need 70, their bfloat16 form 80.
+  int gpu_sm = 80;
 
   std::string name() const;  // "x86-64-avx2" / "x86-64-avx512" / "aarch64-neon" / "cuda"
   bool is_gpu() const { return isa == Isa::cuda; }

@@ -647,6 +647,14 @@ TEST_CASE("gpu rules: where tensor cores do not apply, CUDA-core tiles say why",
   CHECK_THAT(t.note, Catch::Contains("(no tensor cores: tensorize: block C_update_o does not "
                                      "match intrinsic mma_sync_16x16x16_f16_f32"));
   check_gpu_schedule(bt, "f16 B transposed");
+  // An sm_70 GPU has float16 tensor cores but no bfloat16 ones.
+  RuleContext volta = cuda();
+  volta.cpu.target.gpu_sm = 70;
+  CHECK(report_of(auto_schedule(narrow_matmul(64, 64, 64, "float16"), volta), "C")
+            .note.rfind("tensor cores (f16", 0) == 0);
+  CHECK_THAT(report_of(auto_schedule(narrow_matmul(64, 64, 64, "bfloat16"), volta), "C").note,
+             Catch::Contains("(no tensor cores: sm_70 has no bfloat16 tensor cores (sm_80 and "
+                             "later))"));
   // float32 operands: nothing said about tensor cores.
   std::string text = slurp(kSource + "/examples/matmul.tir");
   CHECK(report_of(auto_schedule(parse_module(text), cuda()), "C").note.find("tensor") ==

@@ -66,6 +66,11 @@ RuleOutcome gpu_tensor_core(Schedule& sch, BlockRV block, const RuleContext& cx)
     return {false, ""};
   const std::optional<DataType> ta = narrow_operand(product->a), tb = narrow_operand(product->b);
   if (!ta || !tb || *ta != *tb) return {false, ""};
+  const int need = *ta == DataType::bfloat16() ? 80 : 70;
+  if (cx.cpu.target.gpu_sm < need)
+    return {false, "sm_" + std::to_string(cx.cpu.target.gpu_sm) + " has no " +
+                       (need == 80 ? "bfloat16 " : "") + "tensor cores (sm_" +
+                       std::to_string(need) + " and later)"};
   if (nest->loops.size() != 3 || !nest->loops[0].spatial || !nest->loops[1].spatial ||
       nest->loops[2].spatial)
     return {false, "not an i, j, k matmul nest"};
