@@ -140,6 +140,10 @@ const Intrinsic* find_intrinsic(const CallNode& c, Backend backend) {
   return in && in->supports(backend) ? in : nullptr;
 }
 
+size_t warp_matrix_tiles(IntrinsicId id) {
+  return id == IntrinsicId::MmaFill ? 1 : id == IntrinsicId::MmaSync ? 3 : 2;
+}
+
 std::string cuda_only(const CallNode& c) {
   const Intrinsic* in = find_intrinsic(c);
   if (!in || in->rule != DtypeRule::WarpMatrix) return "";

@@ -19,6 +19,7 @@
 // generator takes needs a case in codegen/llvm/llvm_expr.cpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -117,6 +118,10 @@ enum class DtypeRule : uint8_t {
 // an operation is one statement's effect on memory, which is how the
 // interpreter and its race checker see it.
 inline constexpr int64_t kMmaTile = 16;
+// How many tiles a warp matrix operation takes (fill 1, sync 3, store 2):
+// arguments 0, 2, .., each followed by its row stride; the first is the one
+// it writes.
+size_t warp_matrix_tiles(IntrinsicId id);
 
 // The consumers that evaluate or emit an intrinsic.
 enum class Backend : uint8_t {

@@ -39,11 +39,11 @@ namespace {
 constexpr int64_t kTile = kMmaTile;
 constexpr unsigned kFragmentFloats = 8;  // an accumulator tile per thread
 
-const CallNode* warp_matrix_call(const Stmt& s) {
-  auto* e = s.as<EvaluateNode>();
-  auto* c = e ? e->value.as<CallNode>() : nullptr;
+// The warp matrix operation a statement's value is, or null.
+const Intrinsic* warp_matrix_op(const Expr& value) {
+  auto* c = value.as<CallNode>();
   const Intrinsic* in = c ? find_intrinsic(*c, Backend::Cuda) : nullptr;
-  return in && in->rule == DtypeRule::WarpMatrix ? c : nullptr;
+  return in && in->rule == DtypeRule::WarpMatrix ? in : nullptr;
 }
 
 // Proves what the tiles of a kernel's warp matrix operations need, with the
@@ -71,17 +71,16 @@ class TileCheck : public StmtVisitor {
     StmtVisitor::visit_store(n);
   }
   void visit_evaluate(const EvaluateNode* n) override {
+    const Intrinsic* in = warp_matrix_op(n->value);
+    if (!in) return StmtVisitor::visit_evaluate(n);
     auto* call = n->value.as<CallNode>();
-    const Intrinsic* in = call ? find_intrinsic(*call, Backend::Cuda) : nullptr;
-    if (!in || in->rule != DtypeRule::WarpMatrix) return StmtVisitor::visit_evaluate(n);
     loc_ = n->loc;
     const std::string op = "T." + std::string(in->name);
-    for (size_t i = 0; i + 1 < call->args.size(); i += 2) {
-      if (in->id == IntrinsicId::MmaFill && i > 0) break;
-      const BufferLoadNode* at = address_of_element(call->args[i]);
+    for (size_t i = 0; i < warp_matrix_tiles(in->id); ++i) {
+      const BufferLoadNode* at = address_of_element(call->args[2 * i]);
       if (!at || at->indices.size() != 1)
         refuse(op + ": a tile is not T.address_of an element of a flat buffer", loc_);
-      tile(op, *at, call->args[i + 1]);
+      tile(op, *at, call->args[2 * i + 1]);
       for (const Expr& e : at->indices) StmtVisitor::visit(e);
     }
   }
@@ -163,23 +162,23 @@ class AccumulatorUses : public StmtVisitor {
   bool other = false;
 
   void visit_evaluate(const EvaluateNode* n) override {
+    const Intrinsic* in = warp_matrix_op(n->value);
+    if (!in) return StmtVisitor::visit_evaluate(n);
     auto* call = n->value.as<CallNode>();
-    const Intrinsic* in = call ? find_intrinsic(*call, Backend::Cuda) : nullptr;
-    if (!in || in->rule != DtypeRule::WarpMatrix) return StmtVisitor::visit_evaluate(n);
-    for (size_t i = 0; i + 1 < call->args.size(); i += 2) {
-      if (in->id == IntrinsicId::MmaFill && i > 0) break;
-      const BufferLoadNode* at = address_of_element(call->args[i]);
+    const size_t tiles = warp_matrix_tiles(in->id);
+    for (size_t i = 0; i < tiles; ++i) {
+      const BufferLoadNode* at = address_of_element(call->args[2 * i]);
       if (at && at->buffer->data.get() == data_ && at->indices.size() == 1) {
         offsets.push_back(at->indices[0]);
-        auto ld = as_const_int(call->args[i + 1]);
+        auto ld = as_const_int(call->args[2 * i + 1]);
         strides.push_back(ld.value_or(0));
         if (uses_var(at->indices[0], data_)) other = true;
       } else {
-        visit(call->args[i]);
+        visit(call->args[2 * i]);
       }
-      visit(call->args[i + 1]);
+      visit(call->args[2 * i + 1]);
     }
-    if (in->id == IntrinsicId::MmaFill) visit(call->args[2]);
+    for (size_t i = 2 * tiles; i < call->args.size(); ++i) visit(call->args[i]);  // fill's value
   }
   void visit_var(const VarNode* v) override { other |= v == data_; }
   void visit_load(const BufferLoadNode* n) override {
@@ -258,7 +257,17 @@ std::optional<Stmt> place_accumulator(const AllocateNode& a) {
   // offset = base (the chain's variables) + part (the rest, from 0 up).
   VarSet outer;
   for (const ForNode* f : chain) outer.insert(f->loop_var.get());
+  // The parts' ranges come from the loops inside.
   Analyzer az;
+  struct Bind : StmtVisitor {
+    Analyzer& az;
+    explicit Bind(Analyzer& a) : az(a) {}
+    void visit_for(const ForNode* n) override {
+      az.bind(n->loop_var, Range{n->min, n->extent});
+      StmtVisitor::visit_for(n);
+    }
+  } bind(az);
+  bind.visit(inner);
   std::vector<Expr> parts;
   Expr base;
   int64_t last = 0;
@@ -276,17 +285,6 @@ std::optional<Stmt> place_accumulator(const AllocateNode& a) {
     if (base && !az.can_prove_equal(base, this_base)) return std::nullopt;
     base = this_base;
     const Expr part = arith::emit(p);
-    // The part's range over the loops inside (the analyzer knows none of
-    // them: bind what the statement's loops give).
-    struct Bind : StmtVisitor {
-      Analyzer& az;
-      explicit Bind(Analyzer& a) : az(a) {}
-      void visit_for(const ForNode* n) override {
-        az.bind(n->loop_var, Range{n->min, n->extent});
-        StmtVisitor::visit_for(n);
-      }
-    } bind(az);
-    bind.visit(inner);
     const ConstIntBound r = az.const_int_bound(part);
     if (!r.min || !r.max || *r.min < 0) return std::nullopt;
     last = std::max(last, *r.max);
@@ -306,7 +304,8 @@ std::optional<Stmt> place_accumulator(const AllocateNode& a) {
 }
 
 bool is_warp_matrix(const Stmt& s) {
-  return warp_matrix_call(s) != nullptr;
+  auto* e = s.as<EvaluateNode>();
+  return e && warp_matrix_op(e->value);
 }
 
 void check_warp_matrix(const Stmt& kernel) {

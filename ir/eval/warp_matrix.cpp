@@ -122,8 +122,7 @@ CStmtPtr compile_warp_matrix(CompileContext& cx, const CallNode& c, const Intrin
     static const char* const kRoles[3][3] = {
         {"accumulator"}, {"accumulator", "a", "b"}, {"destination", "accumulator"}};
     const int row = in.id == IntrinsicId::MmaFill ? 0 : in.id == IntrinsicId::MmaSync ? 1 : 2;
-    const size_t pairs = in.id == IntrinsicId::MmaFill ? 1 : c.args.size() / 2;
-    for (size_t i = 0; i < pairs; ++i) {
+    for (size_t i = 0; i < warp_matrix_tiles(in.id); ++i) {
       const BufferLoadNode* load = address_of_element(c.args[2 * i]);
       if (!load)
         throw Error("interpreter: " + op + " needs T.address_of(buf[...]) tiles",

@@ -25,6 +25,7 @@
 // they cannot give a register tile the rule declines and bind-gpu-threads
 // takes the block.
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <variant>
@@ -44,6 +45,20 @@ int64_t largest_divisor(int64_t n, int64_t most) {
   for (int64_t d = std::min(n, most); d > 1; --d)
     if (n % d == 0) return d;
   return 1;
+}
+
+// One form of the rule tried on a copy of the schedule, kept where it
+// applied; a primitive's refusal is a decline with its message.
+RuleOutcome on_copy(Schedule& sch, const std::function<RuleOutcome(Schedule&)>& form) {
+  Schedule trial = sch;
+  RuleOutcome out;
+  try {
+    out = form(trial);
+  } catch (const ScheduleError& e) {
+    out = {false, e.message()};
+  }
+  if (out.applied) sch = std::move(trial);
+  return out;
 }
 
 // One output dimension split into blocks x threads x tile.
@@ -379,18 +394,11 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx) {
     return {false, "more than " + std::to_string(gpu.max_grid_x) + " blocks of columns"};
 
   {
-    Schedule trial = sch;
-    RuleOutcome shared;
-    try {
-      shared = shared_tiles(trial, block,
-                            Found{*nest, *blk, u, il, jl, z, batch, reduce, rows, cols}, cx);
-    } catch (const ScheduleError& e) {
-      shared = {false, e.message()};
-    }
-    if (shared.applied) {
-      sch = std::move(trial);
-      return shared;
-    }
+    const RuleOutcome shared = on_copy(sch, [&](Schedule& trial) {
+      return shared_tiles(trial, block, Found{*nest, *blk, u, il, jl, z, batch, reduce, rows, cols},
+                          cx);
+    });
+    if (shared.applied) return shared;
     no_shared = shared.note;
   }
   const BlockRV cache = sch.cache_write(block, 0, "local");
@@ -463,19 +471,13 @@ RuleOutcome cuda_core_tiles(Schedule& sch, BlockRV block, const RuleContext& cx)
                                   ? contraction_update(*nest->realize->block, ContractionTypes::any)
                                   : ContractionUpdate{};
   if (std::optional<BlockRV> pad = u.store ? zero_pad_producer(sch, block, u) : std::nullopt) {
-    Schedule trial = sch;
-    const std::string name = trial.get(*pad);
-    RuleOutcome inlined;
-    try {
+    const std::string name = sch.get(*pad);
+    const RuleOutcome inlined = on_copy(sch, [&](Schedule& trial) {
       trial.compute_inline(*pad);
-      inlined = tile(trial, block, cx);
-    } catch (const ScheduleError& e) {
-      inlined = {false, e.message()};
-    }
-    if (inlined.applied) {
-      sch = std::move(trial);
+      return tile(trial, block, cx);
+    });
+    if (inlined.applied)
       return {true, inlined.note + " (inlined its zero pad, block " + name + ")"};
-    }
   }
   return tile(sch, block, cx);
 }
@@ -484,21 +486,10 @@ RuleOutcome cuda_core_tiles(Schedule& sch, BlockRV block, const RuleContext& cx)
 
 RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx) {
   // A float16/bfloat16 matmul: tensor cores first (gpu_tensor_core.cpp).
-  std::string no_tensor_cores;
-  {
-    Schedule trial = sch;
-    RuleOutcome tc;
-    try {
-      tc = gpu_tensor_core(trial, block, cx);
-    } catch (const ScheduleError& e) {
-      tc = {false, e.message()};
-    }
-    if (tc.applied) {
-      sch = std::move(trial);
-      return tc;
-    }
-    if (!tc.note.empty()) no_tensor_cores = " (no tensor cores: " + tc.note + ")";
-  }
+  const RuleOutcome tc =
+      on_copy(sch, [&](Schedule& trial) { return gpu_tensor_core(trial, block, cx); });
+  if (tc.applied) return tc;
+  const std::string no_tensor_cores = tc.note.empty() ? "" : " (no tensor cores: " + tc.note + ")";
   RuleOutcome out = cuda_core_tiles(sch, block, cx);
   if (out.applied) out.note += no_tensor_cores;
   return out;
