@@ -404,7 +404,10 @@ int FunctionEmitter::eval_vec_load(const Expr& index, const Buffer& b, const Vec
   int vidx = regs_.alloc(RegClass::Vec, bytes, !avx512);
   int out = regs_.alloc(RegClass::Vec, bytes, !avx512);
   Xmm vi = vr(regs_.reg(vidx), bytes), d = vr(regs_.reg(out), bytes);
-  code_.vmovdqu32(vi, m_.pool.table(offsets));
+  if (avx512)
+    code_.vmovdqu32(vi, m_.pool.table(offsets));
+  else
+    code_.vmovdqu(vi, m_.pool.table(offsets));  // vmovdqu32 (EVEX) would need AVX-512VL
   if (avx512) {
     if (guard >= 0)
       guard_lanes();
