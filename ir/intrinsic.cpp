@@ -144,9 +144,19 @@ size_t warp_matrix_tiles(IntrinsicId id) {
   return id == IntrinsicId::MmaFill ? 1 : id == IntrinsicId::MmaSync ? 3 : 2;
 }
 
-std::string cuda_only(const CallNode& c) {
+const Intrinsic* find_warp_matrix(const CallNode& c) {
   const Intrinsic* in = find_intrinsic(c);
-  if (!in || in->rule != DtypeRule::WarpMatrix) return "";
+  return in && in->rule == DtypeRule::WarpMatrix ? in : nullptr;
+}
+
+const Intrinsic* find_warp_matrix(const Expr& e) {
+  auto* c = e.as<CallNode>();
+  return c ? find_warp_matrix(*c) : nullptr;
+}
+
+std::string cuda_only(const CallNode& c) {
+  const Intrinsic* in = find_warp_matrix(c);
+  if (!in) return "";
   return "T." + std::string(in->name) + " is a tensor-core operation: only --target cuda runs it";
 }
 

@@ -27,6 +27,7 @@
 
 namespace tirc {
 
+class Expr;
 struct CallNode;
 
 // One per operation: aliases (abs and fabs, round and nearbyint) share it.
@@ -164,6 +165,9 @@ const Intrinsic* find_intrinsic(std::string_view name);
 const Intrinsic* find_intrinsic(const CallNode& c);
 // The same, null unless `backend` takes it.
 const Intrinsic* find_intrinsic(const CallNode& c, Backend backend);
+// The warp matrix operation a call (or `e`, where it is a call) is, or null.
+const Intrinsic* find_warp_matrix(const CallNode& c);
+const Intrinsic* find_warp_matrix(const Expr& e);
 // Why a CPU generator cannot take c when it is a warp matrix operation
 // ("T.mma_sync is a tensor-core operation: only --target cuda runs it"), else "".
 std::string cuda_only(const CallNode& c);

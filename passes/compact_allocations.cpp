@@ -46,6 +46,15 @@
 // reads what another wrote, each L gets storage of its own (the first keeps
 // A's variable).
 //
+// A warp matrix operation's tile read from the storage (mma_sync's a and b,
+// mma_store's source: T.address_of(buf[off]) with a constant row stride ld,
+// ir/intrinsic.h) is an access of its whole footprint, off + r * ld + c for
+// r, c < 16: it must stay inside the box, its rows contiguous there, and it
+// becomes T.address_of of the compact element with ld the compact row
+// stride (a GPU block's A and B tiles in shared memory, read by tensor
+// cores). Any other address of an element, a tile written, keeps the
+// allocation where it is.
+//
 // Anything else (a guarded writer, a read-modify-write reduction whose init
 // was not hoisted, writers that leave a hole, indices that are not affine)
 // keeps its allocation where it was. No change is always correct.
@@ -58,7 +67,9 @@
 
 #include "ir/arith/int_math.h"
 #include "ir/arith/linear_form.h"
+#include "ir/function.h"
 #include "ir/functor.h"
+#include "ir/intrinsic.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 
@@ -78,6 +89,13 @@ struct Access {
   bool is_store;
   bool guarded;                       // under an IfThenElse below the walk's root
   std::vector<const ForNode*> loops;  // enclosing loops below the walk's root, outermost first
+  int64_t ld = 0;                     // a warp matrix tile's row stride (0: one element)
+
+  // The (coefficient, extent) terms past the first element it also touches.
+  std::vector<std::pair<int64_t, int64_t>> footprint() const {
+    if (ld == 0) return {};
+    return {{ld, kMmaTile}, {1, kMmaTile}};
+  }
 };
 
 // Every access to one storage variable below a statement, with the loops around it.
@@ -101,6 +119,32 @@ class AccessCollector : public StmtVisitor {
   void visit_store(const BufferStoreNode* n) override {
     if (n->buffer && n->buffer->data.get() == data_) record(n, n->indices, true, n->value.dtype());
     StmtVisitor::visit_store(n);
+  }
+  void visit_call(const CallNode* n) override {
+    if (n->op == kAddressOf && !n->args.empty())
+      if (auto* at = n->args[0].as<BufferLoadNode>(); at && at->buffer->data.get() == data_) {
+        other_use = true;  // an address this walk does not follow
+        return;
+      }
+    const Intrinsic* in = find_warp_matrix(*n);
+    if (!in) return StmtVisitor::visit_call(n);
+    for (size_t i = 0; i < n->args.size(); ++i) {
+      const BufferLoadNode* at = address_of_element(n->args[i]);
+      if (!at || at->buffer->data.get() != data_) {
+        visit(n->args[i]);
+        continue;
+      }
+      // A tile read at a constant row stride; a tile written is another use.
+      const bool read = i > 0 && i % 2 == 0 && i / 2 < warp_matrix_tiles(in->id);
+      const std::optional<int64_t> ld = read ? as_const_int(n->args[i + 1]) : std::nullopt;
+      if (!ld || *ld < kMmaTile) {
+        other_use = true;
+        continue;
+      }
+      record(at, at->indices, false, at->dtype);
+      if (!accesses.empty() && accesses.back().node == at) accesses.back().ld = *ld;
+      for (const Expr& e : at->indices) visit(e);
+    }
   }
   void visit_for(const ForNode* n) override {
     defined.insert(n->loop_var.get());
@@ -259,8 +303,18 @@ class Box {
     return n;
   }
 
-  // The index into the compact storage, or nullopt when the access may leave the box.
-  std::optional<Expr> index(const Expr& index) const {
+  // A term's coefficient in the compact storage (index() maps each so), or
+  // nullopt where no group takes it.
+  std::optional<int64_t> stride(int64_t coef) const {
+    const std::optional<size_t> g = group_of(coef);
+    if (!g) return std::nullopt;
+    return coef / groups_[*g].stride * groups_[*g].weight;
+  }
+
+  // The index into the compact storage, or nullopt when the access (with
+  // its footprint's terms, Access::footprint) may leave the box.
+  std::optional<Expr> index(const Expr& index,
+                            const std::vector<std::pair<int64_t, int64_t>>& footprint = {}) const {
     auto s = split(index);
     if (!s || s->base != base_) return std::nullopt;
     auto digit = digits_of(s->constant - base_constant_);
@@ -284,6 +338,11 @@ class Box {
       out.add_term(v, scaled * groups_[g].weight);
       out.add_constant(-scaled * groups_[g].weight * r.min);
     }
+    for (const auto& [coef, extent] : footprint) {
+      const std::optional<size_t> g = group_of(coef);
+      if (!g) return std::nullopt;
+      high[*g] += coef / groups_[*g].stride * (extent - 1);
+    }
     for (size_t g = 0; g < k; ++g) {
       if ((*digit)[g] < 0 || (*digit)[g] + high[g] >= groups_[g].count) return std::nullopt;
       out.add_constant((*digit)[g] * groups_[g].weight);
@@ -293,6 +352,14 @@ class Box {
 
  private:
   const LoopRange& range(const Expr& v) const { return ranges_.at(v.as<VarNode>()); }
+
+  // The group whose stride is the largest at most coef, when it divides coef.
+  std::optional<size_t> group_of(int64_t coef) const {
+    for (size_t j = groups_.size(); j-- > 0;)
+      if (coef >= groups_[j].stride)
+        return coef % groups_[j].stride == 0 ? std::optional<size_t>(j) : std::nullopt;
+    return std::nullopt;
+  }
 
   std::optional<SplitIndex> split(const Expr& index) const {
     arith::LinearForm form = arith::decompose(index);
@@ -366,12 +433,20 @@ class Compactor {
       return std::nullopt;
     std::unordered_map<const void*, Expr> out;
     for (const Access& a : all_.accesses) {
-      auto index = box_->index(a.index);
+      auto index = box_->index(a.index, a.footprint());
       if (!index) return std::nullopt;
       out[a.node] = *index;
+      if (a.ld == 0) continue;
+      // A tile's rows stay contiguous; its row stride is the compact one.
+      const std::optional<int64_t> ld = box_->stride(a.ld);
+      if (box_->stride(1) != 1 || !ld) return std::nullopt;
+      tile_strides_[a.node] = *ld;
     }
     return out;
   }
+
+  // The compact row stride of each tile access (with plan's indices).
+  const std::unordered_map<const void*, int64_t>& tile_strides() const { return tile_strides_; }
 
   int64_t size() const { return box_->size(); }
 
@@ -418,7 +493,7 @@ class Compactor {
     if (!box.build(writers)) return std::nullopt;
     for (; next < children.size(); ++next)
       for (const Access& a : in_child[next])
-        if (!box.index(a.index)) return std::nullopt;
+        if (!box.index(a.index, a.footprint())) return std::nullopt;
     return writers;
   }
 
@@ -479,6 +554,7 @@ class Compactor {
   std::unordered_map<const void*, const Access*> by_node_;
   std::unordered_map<const VarNode*, LoopRange> ranges_;
   std::optional<Box> box_;
+  std::unordered_map<const void*, int64_t> tile_strides_;
 };
 
 // One loop that gets its own allocation.
@@ -493,6 +569,7 @@ struct Compaction {
   std::vector<Part> parts;
   // The new index of every access, and the part it belongs to.
   std::unordered_map<const void*, std::pair<size_t, Expr>> accesses;
+  std::unordered_map<const void*, int64_t> tile_strides;  // of tile accesses, the new row stride
 };
 
 // The first allocation (not in `tried`) that can move into loops.
@@ -523,7 +600,7 @@ class CompactionFinder : public StmtVisitor {
     everything.visit(a.body);
     if (everything.other_use || everything.vector_access || everything.accesses.empty())
       return std::nullopt;
-    Compaction out{&a, {}, {}};
+    Compaction out{&a, {}, {}, {}};
     size_t seen = 0;
     for (const Stmt& s : statements_under(a.body)) {
       AccessCollector c(a.buffer_var.get());
@@ -537,6 +614,7 @@ class CompactionFinder : public StmtVisitor {
           k == 0 ? a.buffer_var : make_var(names_.fresh(a.buffer_var->name), a.buffer_var->dtype);
       out.parts.push_back({part->loop, data, part->size});
       for (auto& [node, index] : part->indices) out.accesses[node] = {k, index};
+      out.tile_strides.insert(part->tile_strides.begin(), part->tile_strides.end());
     }
     // Accesses outside those statements (a let's value above them) stay put.
     if (seen != everything.accesses.size()) return std::nullopt;
@@ -547,6 +625,7 @@ class CompactionFinder : public StmtVisitor {
     const ForNode* loop;
     int64_t size;
     std::unordered_map<const void*, Expr> indices;
+    std::unordered_map<const void*, int64_t> tile_strides;
   };
 
   static std::optional<Found> part_in(const AllocateNode& a, const std::vector<Access>& accesses) {
@@ -565,7 +644,7 @@ class CompactionFinder : public StmtVisitor {
                       [](const ForNode* f) { return f->for_kind == ForKind::ThreadBinding; });
       Compactor compactor(a, *loop);
       if (auto indices = compactor.plan(into_kernel))
-        return Found{loop, compactor.size(), std::move(*indices)};
+        return Found{loop, compactor.size(), std::move(*indices), compactor.tile_strides()};
     }
     return std::nullopt;
   }
@@ -594,6 +673,22 @@ class CompactionRewriter : public StmtMutator {
         part->data, a.dtype, std::vector<Expr>{make_int(part->size, t)}, a.scope, mutate(n->body));
     inner->loc = a.loc;
     return with_body(*n, Stmt(std::move(inner)));
+  }
+  // A warp matrix operation: each compacted tile's row stride too.
+  Expr mutate_call(const Expr& e, const CallNode* n) override {
+    const Intrinsic* in = find_warp_matrix(*n);
+    Expr out = StmtMutator::mutate_call(e, n);
+    if (!in) return out;
+    std::vector<Expr> args = out.as<CallNode>()->args;
+    bool changed = false;
+    for (size_t i = 0; i + 1 < n->args.size(); i += 2) {
+      const BufferLoadNode* at = address_of_element(n->args[i]);
+      auto ld = at ? c_.tile_strides.find(at) : c_.tile_strides.end();
+      if (ld == c_.tile_strides.end()) continue;
+      args[i + 1] = make_int(ld->second, n->args[i + 1].dtype());
+      changed = true;
+    }
+    return changed ? make_call(n->dtype, n->op, args) : out;
   }
   Expr mutate_load(const Expr& e, const BufferLoadNode* n) override {
     auto it = c_.accesses.find(n);

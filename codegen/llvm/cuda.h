@@ -40,7 +40,9 @@
 // launches exactly 32 threads along threadIdx.x, each operation outside the
 // threadIdx.x loops, and an allocation in scope "wmma.accumulator" is each
 // warp's registers (moved into its kernel from outside where its uses allow;
-// cuda_mma.cpp says what is proved). Shared memory is 128-byte aligned.
+// one outside some threadIdx.y/z loops, like a "local" one outside threadIdx
+// loops, gives each warp its own part; cuda_mma.cpp says what is proved).
+// Shared memory is 128-byte aligned.
 //
 // The object carries the kernels as PTX and, where tirc was built with the
 // toolkit's ptxas, as a cubin for the --mcpu GPU too (cuda_cubin.h). The

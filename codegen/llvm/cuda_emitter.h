@@ -34,13 +34,14 @@ KernelPlan plan_kernel(const Stmt& s);
 // A "local" allocation outside some launched threadIdx loops (not in
 // `enclosing`): its body with every index of it made relative to the
 // thread's part, and that part's size in elements (cuda_thread_local.cpp).
-// Throws tirc::Error where threads could share an element.
+// Throws tirc::Error where threads could share an element. `by_warp`: a
+// "wmma.accumulator" outside some threadIdx.y/z loops, sliced by warp.
 struct ThreadSlice {
   Stmt body;
   int64_t elements = 1;
 };
 ThreadSlice slice_by_thread(const AllocateNode& a, const KernelPlan& plan,
-                            const std::vector<std::string>& enclosing);
+                            const std::vector<std::string>& enclosing, bool by_warp = false);
 
 // A run of tree-reduction steps within a warp's width at block level,
 // members [first, first + steps) of a sequence, which the generator emits

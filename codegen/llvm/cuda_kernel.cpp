@@ -398,8 +398,7 @@ class MemoryUser : public StmtVisitor {
   }
   void visit_call(const CallNode* n) override {
     // A warp matrix operation writes its first tile and reads the others.
-    if (const Intrinsic* in = find_intrinsic(*n, Backend::Cuda);
-        in && in->rule == DtypeRule::WarpMatrix) {
+    if (find_warp_matrix(*n)) {
       for (size_t i = 0; i < n->args.size(); ++i) {
         const BufferLoadNode* load = address_of_element(n->args[i]);
         if (!load) {

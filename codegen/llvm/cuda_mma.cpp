@@ -13,12 +13,14 @@
 // of it is a fragment, 8 float registers per thread whose layout only the
 // WMMA instructions know. So its elements are touched only by the operations,
 // in whole tiles on its 16x16 grid with one row stride (check_warp_matrix
-// proves it), and tile (R, C) of a buffer with row stride ld is fragment
-// R * ld / 16 + C. Operands in memory (global or shared) need the alignment
-// the instructions require: a tile's first element at a multiple of 32 bytes
-// and its row stride a multiple of 16 bytes, proved for the element offsets
-// (buffers themselves start 256-byte aligned from cuMemAlloc, 128 in shared
-// memory).
+// proves it), and tile (R, C) of a buffer with row stride ld (first element
+// R * 16 * ld + C * 16) is fragment R * n + C, with n the number of tile
+// columns its accesses reach (ld / 16 where the bounds do not tell): a
+// warp's part of a block's accumulators in a wide matrix (row stride 1024,
+// two tiles across) is then 2 x 2 fragments, not 2 x 64. Operands in memory (global or shared) need
+// the alignment the instructions require: a tile's first element at a multiple of 32 bytes and its
+// row stride a multiple of 16 bytes, proved for the element offsets (buffers themselves start
+// 256-byte aligned from cuMemAlloc, 128 in shared memory).
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include <algorithm>
@@ -38,13 +40,6 @@ namespace {
 
 constexpr int64_t kTile = kMmaTile;
 constexpr unsigned kFragmentFloats = 8;  // an accumulator tile per thread
-
-// The warp matrix operation a statement's value is, or null.
-const Intrinsic* warp_matrix_op(const Expr& value) {
-  auto* c = value.as<CallNode>();
-  const Intrinsic* in = c ? find_intrinsic(*c, Backend::Cuda) : nullptr;
-  return in && in->rule == DtypeRule::WarpMatrix ? in : nullptr;
-}
 
 // Proves what the tiles of a kernel's warp matrix operations need, with the
 // ranges of the loops around them.
@@ -71,7 +66,7 @@ class TileCheck : public StmtVisitor {
     StmtVisitor::visit_store(n);
   }
   void visit_evaluate(const EvaluateNode* n) override {
-    const Intrinsic* in = warp_matrix_op(n->value);
+    const Intrinsic* in = find_warp_matrix(n->value);
     if (!in) return StmtVisitor::visit_evaluate(n);
     auto* call = n->value.as<CallNode>();
     loc_ = n->loc;
@@ -152,6 +147,19 @@ class TileCheck : public StmtVisitor {
   SourceLoc loc_;
 };
 
+// Binds the range of every loop in `s` (each variable is bound once).
+void bind_loops(Analyzer& az, const Stmt& s) {
+  struct Bind : StmtVisitor {
+    Analyzer& az;
+    explicit Bind(Analyzer& a) : az(a) {}
+    void visit_for(const ForNode* n) override {
+      az.bind(n->loop_var, Range{n->min, n->extent});
+      StmtVisitor::visit_for(n);
+    }
+  } bind(az);
+  bind.visit(s);
+}
+
 // Every T.address_of(acc[off]) of an accumulator's storage, and whether
 // the storage is used any other way.
 class AccumulatorUses : public StmtVisitor {
@@ -162,7 +170,7 @@ class AccumulatorUses : public StmtVisitor {
   bool other = false;
 
   void visit_evaluate(const EvaluateNode* n) override {
-    const Intrinsic* in = warp_matrix_op(n->value);
+    const Intrinsic* in = find_warp_matrix(n->value);
     if (!in) return StmtVisitor::visit_evaluate(n);
     auto* call = n->value.as<CallNode>();
     const size_t tiles = warp_matrix_tiles(in->id);
@@ -259,15 +267,7 @@ std::optional<Stmt> place_accumulator(const AllocateNode& a) {
   for (const ForNode* f : chain) outer.insert(f->loop_var.get());
   // The parts' ranges come from the loops inside.
   Analyzer az;
-  struct Bind : StmtVisitor {
-    Analyzer& az;
-    explicit Bind(Analyzer& a) : az(a) {}
-    void visit_for(const ForNode* n) override {
-      az.bind(n->loop_var, Range{n->min, n->extent});
-      StmtVisitor::visit_for(n);
-    }
-  } bind(az);
-  bind.visit(inner);
+  bind_loops(az, inner);
   std::vector<Expr> parts;
   Expr base;
   int64_t last = 0;
@@ -305,7 +305,7 @@ std::optional<Stmt> place_accumulator(const AllocateNode& a) {
 
 bool is_warp_matrix(const Stmt& s) {
   auto* e = s.as<EvaluateNode>();
-  return e && warp_matrix_op(e->value);
+  return e && find_warp_matrix(e->value);
 }
 
 void check_warp_matrix(const Stmt& kernel) {
@@ -318,24 +318,49 @@ void FunctionEmitter::fragment_allocate(const AllocateNode& a) {
                " (scope \"wmma.accumulator\") is inside a threadIdx.x loop: it belongs to a warp, "
                "all 32 threads along threadIdx.x",
            loc_);
-  // Each warp has its own registers: outside a launched threadIdx.y/z loop,
-  // warps would share what the program says is one buffer.
-  for (const std::string& tag : plan_->thread_tags())
-    if (tag != "threadIdx.x" &&
-        std::find(thread_tags_.begin(), thread_tags_.end(), tag) == thread_tags_.end())
-      refuse("accumulator " + a.buffer_var->name + " (scope \"wmma.accumulator\") is outside the " +
-                 tag + " loops: each warp has its own, so it must be allocated inside every " +
-                 "threadIdx.y/z loop",
-             loc_);
   if (a.dtype != DataType::float32())
     refuse("accumulator " + a.buffer_var->name + " has type " + a.dtype.str() + ", not float32",
            loc_);
-  const int64_t elems = constant_elements(a.extents, "allocation " + a.buffer_var->name, loc_);
-  const int64_t tiles = elems / (kTile * kTile);
-  if (tiles * kTile * kTile != elems || tiles == 0)
+  // Each warp has its own registers: outside a launched threadIdx.y/z loop
+  // (a shared-memory matmul's, alive across the k loop's sibling nests) the
+  // warp's part of the block's buffer.
+  int64_t elems = constant_elements(a.extents, "allocation " + a.buffer_var->name, loc_);
+  Stmt body = a.body;
+  for (const std::string& tag : plan_->thread_tags())
+    if (tag != "threadIdx.x" &&
+        std::find(thread_tags_.begin(), thread_tags_.end(), tag) == thread_tags_.end()) {
+      ThreadSlice slice = slice_by_thread(a, *plan_, thread_tags_, true);
+      elems = slice.elements;
+      body = std::move(slice.body);
+      break;
+    }
+  if (elems % (kTile * kTile) != 0 || elems == 0)
     refuse("accumulator " + a.buffer_var->name + " of " + std::to_string(elems) +
                " elements is not whole 16x16 tiles",
            loc_);
+  // The tile rows and columns its accesses reach (check_warp_matrix proved
+  // them on the grid, inside the buffer, with one row stride).
+  AccumulatorUses uses(a.buffer_var.get());
+  uses.visit(body);
+  const int64_t ld = uses.strides.empty() ? kTile : uses.strides.front();
+  int64_t rows = elems / (kTile * ld), columns = ld / kTile;
+  if (!uses.offsets.empty()) {
+    Analyzer az;
+    bind_loops(az, body);
+    int64_t last_row = 0, last_column = 0;
+    for (const Expr& off : uses.offsets) {
+      const DataType t = off.dtype();
+      const ConstIntBound r =
+          az.const_int_bound(az.simplify(floordiv(off, make_int(kTile * ld, t))));
+      const ConstIntBound c = az.const_int_bound(
+          az.simplify(floordiv(floormod(off, make_int(ld, t)), make_int(kTile, t))));
+      last_row = r.max ? std::max(last_row, *r.max) : rows - 1;
+      last_column = c.max ? std::max(last_column, *c.max) : columns - 1;
+    }
+    rows = std::min(rows, last_row + 1);
+    columns = std::min(columns, last_column + 1);
+  }
+  const int64_t tiles = rows * columns;
   if (tiles * kFragmentFloats * 4 > CudaLimits::max_local_bytes)
     refuse("accumulator " + a.buffer_var->name + " has " + std::to_string(tiles) +
                " tiles, over the registers a thread can hold",
@@ -343,10 +368,10 @@ void FunctionEmitter::fragment_allocate(const AllocateNode& a) {
   llvm::AllocaInst* regs =
       entry_alloca(b_.getFloatTy(), b_.getInt64(static_cast<uint64_t>(tiles) * kFragmentFloats), 16,
                    a.buffer_var->name + ".fragments");
-  fragments_[a.buffer_var.get()] = regs;
+  fragments_[a.buffer_var.get()] = Fragments{regs, columns};
   private_buffers_.insert(a.buffer_var.get());
   kernel_allocations_.insert(a.buffer_var.get());
-  stmt(a.body);
+  stmt(body);
   fragments_.erase(a.buffer_var.get());
   private_buffers_.erase(a.buffer_var.get());
   kernel_allocations_.erase(a.buffer_var.get());
@@ -383,17 +408,17 @@ void FunctionEmitter::warp_matrix(const CallNode& c) {
       o.address = element_address(at->buffer, index_expr(at->indices[0]));
       return o;
     }
-    // Tile (R, C) of row stride ld: fragment R * ld / 16 + C (check_warp_matrix
-    // proved the grid and the constant stride).
+    // Tile (R, C) of row stride ld: fragment R * columns + C (check_warp_matrix
+    // proved the grid and the constant stride, fragment_allocate C < columns).
     const Expr off = at->indices[0];
     const int64_t ld = *as_const_int(c.args[i + 1]);
     const Expr t = make_int(kTile, off.dtype());
-    const Expr id =
-        floordiv(off, make_int(kTile * ld, off.dtype())) * make_int(ld / kTile, off.dtype()) +
-        floordiv(floormod(off, make_int(ld, off.dtype())), t);
+    const Expr id = floordiv(off, make_int(kTile * ld, off.dtype())) *
+                        make_int(frag->second.columns, off.dtype()) +
+                    floordiv(floormod(off, make_int(ld, off.dtype())), t);
     Value* first =
         b_.CreateMul(b_.CreateSExtOrTrunc(expr(id), b_.getInt64Ty()), b_.getInt64(kFragmentFloats));
-    o.registers = b_.CreateGEP(f32, frag->second, first);
+    o.registers = b_.CreateGEP(f32, frag->second.registers, first);
     return o;
   };
   auto read_accumulator = [&](const Operand& o) {

@@ -17,12 +17,19 @@
 // Where that holds for every tag, different threads touch different elements,
 // and dropping the thread terms from every index gives each thread a slice
 // of (largest remaining index + 1) elements. Anything else is refused.
+//
+// A tensor-core accumulator (scope "wmma.accumulator") is sliced the same
+// way by warp: over the threadIdx.y/z loops only (a warp is all of
+// threadIdx.x), its accesses being the tiles of warp matrix operations,
+// each checked with its whole footprint (16 rows of its row stride, 16
+// columns) as two more terms; the slice is whole rows of tiles.
 #include <algorithm>
 #include <map>
 
 #include "codegen/llvm/cuda_emitter.h"
 #include "ir/arith/linear_form.h"
 #include "ir/functor.h"
+#include "ir/intrinsic.h"
 #include "ir/text/printer.h"
 
 namespace tirc::llvm_gen {
@@ -38,20 +45,32 @@ struct LoopRange {
 class SliceByThread : public StmtMutator {
  public:
   SliceByThread(const AllocateNode& a, const KernelPlan& plan,
-                const std::vector<std::string>& enclosing)
-      : a_(a) {
+                const std::vector<std::string>& enclosing, bool by_warp)
+      : a_(a), by_warp_(by_warp) {
     for (const std::string& tag : plan.thread_tags()) {
       if (std::find(enclosing.begin(), enclosing.end(), tag) != enclosing.end()) continue;
+      if (by_warp && tag == "threadIdx.x") continue;
       auto c = as_const_int(plan.axis(tag)->extent);
       if (!c) fail("the launch along " + tag + " is not constant", a.loc);
       if (*c > 1) launch_[tag] = *c;
     }
   }
 
-  int64_t elements = 0;  // the slice of one thread
+  // The slice of one thread (of one warp: whole rows of tiles).
+  int64_t slice_elements() const {
+    if (!by_warp_ || ld_ == 0) return elements_;
+    const int64_t row = kMmaTile * ld_;
+    return (elements_ + row - 1) / row * row;
+  }
 
  private:
   [[noreturn]] void fail(const std::string& why, const SourceLoc& loc) const {
+    if (by_warp_)
+      refuse("accumulator " + a_.buffer_var->name +
+                 " (scope \"wmma.accumulator\") is outside threadIdx.y/z loops that index it, "
+                 "and the generator cannot give each warp its own part: " +
+                 why,
+             loc);
     refuse("local allocation " + a_.buffer_var->name +
                " is outside threadIdx loops that index it, and the generator cannot give each "
                "thread its own part: " +
@@ -91,9 +110,37 @@ class SliceByThread : public StmtMutator {
     return StmtMutator::mutate_call(e, n);
   }
 
+  // A warp matrix operation: each tile of ours at its offset in the slice.
+  Stmt mutate_evaluate(const Stmt& s, const EvaluateNode* n) override {
+    const Intrinsic* in = by_warp_ ? find_warp_matrix(n->value) : nullptr;
+    if (!in) return StmtMutator::mutate_evaluate(s, n);
+    loc_ = n->loc.line > 0 ? n->loc : loc_;
+    auto* call = n->value.as<CallNode>();
+    std::vector<Expr> args = call->args;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const BufferLoadNode* at = address_of_element(args[i]);
+      if (!at || !ours(at->buffer) || i % 2 != 0 || i / 2 >= warp_matrix_tiles(in->id)) {
+        args[i] = mutate(args[i]);
+        continue;
+      }
+      auto ld = as_const_int(args[i + 1]);
+      if (!ld || *ld < kMmaTile) fail("a tile's row stride is not a constant of 16 or more", loc_);
+      if (ld_ != 0 && ld_ != *ld)
+        fail("its tiles have row strides " + std::to_string(ld_) + " and " + std::to_string(*ld),
+             loc_);
+      ld_ = *ld;
+      const Expr index = slice_index(at->buffer, at->indices, {{*ld, kMmaTile}, {1, kMmaTile}});
+      args[i] = make_call(DataType::handle(), kAddressOf, {make_load(at->buffer, {index})});
+    }
+    auto out = std::make_shared<EvaluateNode>(make_call(call->dtype, call->op, args));
+    out->loc = n->loc;
+    return Stmt(std::move(out));
+  }
+
   Expr mutate_load(const Expr& e, const BufferLoadNode* n) override {
     Expr out = StmtMutator::mutate_load(e, n);
     if (!ours(n->buffer)) return out;
+    if (by_warp_) fail("it is read element by element", loc_);
     auto* load = out.as<BufferLoadNode>();
     return make_load(load->buffer, {slice_index(load->buffer, load->indices)});
   }
@@ -101,6 +148,7 @@ class SliceByThread : public StmtMutator {
   Stmt mutate_store(const Stmt& s, const BufferStoreNode* n) override {
     Stmt out = StmtMutator::mutate_store(s, n);
     if (!ours(n->buffer)) return out;
+    if (by_warp_) fail("it is written element by element", loc_);
     auto* store = out.as<BufferStoreNode>();
     return make_store(store->buffer, store->value, {slice_index(store->buffer, store->indices)});
   }
@@ -113,8 +161,11 @@ class SliceByThread : public StmtMutator {
     return out;
   }
 
-  // The index with its thread terms dropped, after the checks above.
-  Expr slice_index(const Buffer& b, const std::vector<Expr>& indices) {
+  // The index with its thread terms dropped, after the checks above; the
+  // footprint's (coefficient, extent) terms count in the checks and the
+  // slice's size only (a tile's rows and columns past its first element).
+  Expr slice_index(const Buffer& b, const std::vector<Expr>& indices,
+                   const std::vector<std::pair<int64_t, int64_t>>& footprint = {}) {
     if (indices.size() != 1 || !indices[0].dtype().is_scalar())
       fail("an access is not one scalar index", loc_);
     if (b->dtype != a_.dtype) fail("it is read or written as another type", loc_);
@@ -149,6 +200,7 @@ class SliceByThread : public StmtMutator {
       }
       terms.push_back({t.coef, r.extent, r.tag});
     }
+    for (const auto& [coef, extent] : footprint) terms.push_back({coef, extent, ""});
     if (constant < 0) fail("index " + print_expr(index) + " can be negative", loc_);
     for (const auto& [tag, launch] : launch_) {
       auto it = coefs.find(tag);
@@ -177,11 +229,14 @@ class SliceByThread : public StmtMutator {
     int64_t last = constant;
     for (const Term& t : terms)
       if (t.tag.empty()) last = mul_add(t.coef, t.extent - 1, last);
-    elements = std::max(elements, mul_add(last, 1, 1));
+    elements_ = std::max(elements_, mul_add(last, 1, 1));
     return arith::emit(rest);
   }
 
   const AllocateNode& a_;
+  const bool by_warp_;
+  int64_t elements_ = 0;
+  int64_t ld_ = 0;                               // by warp: the tiles' one row stride
   std::map<std::string, int64_t> launch_;        // tag -> launch size, for tags a slice drops
   std::map<std::string, int64_t> thread_coefs_;  // tag -> the coefficient every access has
   std::map<const VarNode*, LoopRange> loops_;    // loops with constant ranges around here
@@ -191,11 +246,11 @@ class SliceByThread : public StmtMutator {
 }  // namespace
 
 ThreadSlice slice_by_thread(const AllocateNode& a, const KernelPlan& plan,
-                            const std::vector<std::string>& enclosing) {
-  SliceByThread slicer(a, plan, enclosing);
+                            const std::vector<std::string>& enclosing, bool by_warp) {
+  SliceByThread slicer(a, plan, enclosing, by_warp);
   ThreadSlice out;
   out.body = slicer.mutate(a.body);
-  out.elements = std::max<int64_t>(slicer.elements, 1);
+  out.elements = std::max<int64_t>(slicer.slice_elements(), 1);
   return out;
 }
 

@@ -182,8 +182,13 @@ class FunctionEmitter {
   int64_t shared_bytes_ = 0;                // CUDA kernel: static shared memory so far
   VarSet kernel_allocations_;               // CUDA kernel: allocations around here
   VarSet private_buffers_;                  // ... of them one thread's or one warp's
-  // CUDA kernel: the registers of each accumulator (scope "wmma.accumulator") here.
-  std::unordered_map<const VarNode*, llvm::Value*> fragments_;
+  // CUDA kernel: the registers of each accumulator (scope "wmma.accumulator")
+  // here, and how many tile columns it numbers per tile row (cuda_mma.cpp).
+  struct Fragments {
+    llvm::Value* registers;
+    int64_t columns;
+  };
+  std::unordered_map<const VarNode*, Fragments> fragments_;
   int next_kernel_ = 0;  // CUDA host: kernels of this function so far
 };
 

@@ -177,8 +177,8 @@ class AccessCollector : public ExprVisitor {
   // also reads it) and reads the others: each tile is the region its view
   // matched, or the element T.address_of names.
   void visit_call(const CallNode* n) override {
-    const Intrinsic* in = find_intrinsic(*n);
-    if (!in || in->rule != DtypeRule::WarpMatrix) return ExprVisitor::visit_call(n);
+    const Intrinsic* in = find_warp_matrix(*n);
+    if (!in) return ExprVisitor::visit_call(n);
     for (size_t i = 0; i < n->args.size(); ++i) {
       const BufferLoadNode* tile = address_of_element(n->args[i]);
       if (!tile) {

@@ -617,10 +617,8 @@ class StmtCompiler {
 
   CStmtPtr evaluate(const EvaluateNode& s) {
     if (const std::string* callee = call_kernel_callee(s.value)) return call_kernel(s, *callee);
-    if (auto* c = s.value.as<CallNode>()) {
-      const Intrinsic* in = find_intrinsic(*c, Backend::Interpreter);
-      if (in && in->rule == DtypeRule::WarpMatrix) return compile_warp_matrix(cx_, *c, *in);
-    }
+    if (const Intrinsic* in = find_warp_matrix(s.value))
+      return compile_warp_matrix(cx_, *s.value.as<CallNode>(), *in);
     auto n = std::make_unique<SEvaluate>();
     const DataType t = s.value.dtype();
     n->lanes = t.lanes();

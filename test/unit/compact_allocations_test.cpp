@@ -383,3 +383,69 @@ TEST_CASE("compact-allocations: a GPU block's tile moves into its kernel at full
   REQUIRE(q.size() == 1);
   CHECK(q[0].loop == "");
 }
+
+namespace {
+
+// A float16 copy per outer iteration into a wide buffer B (rows of 64, 32
+// used), read by warp matrix operations as 16x16 tiles with row stride 64:
+// `reads` are the tiles' rows (t) and `last` the statement after the copy.
+PrimFunc tiles_program(const std::string& rows, const std::string& last) {
+  return tir(
+      "A: T.Buffer((64, 32), \"float16\"), W: T.Buffer((32, 16), \"float16\"), "
+      "C: T.Buffer((64, 16), \"float32\")",
+      "    A_1 = T.Buffer((2048,), \"float16\", data=A.data)\n"
+      "    W_1 = T.Buffer((512,), \"float16\", data=W.data)\n"
+      "    C_1 = T.Buffer((1024,), \"float32\", data=C.data)\n"
+      "    B = T.allocate([4096], \"float16\", \"global\")\n"
+      "    B_1 = T.Buffer((4096,), \"float16\", data=B)\n"
+      "    for po in range(2):\n"
+      "        for i, j in T.grid(32, 32):\n"
+      "            B_1[po * 2048 + i * 64 + j] = A_1[po * 1024 + i * 32 + j]\n"
+      "        for t in range(" +
+          rows +
+          "):\n"
+          "            T.evaluate(T.mma_fill(T.address_of(C_1[po * 512 + t * 256]), 16, "
+          "T.float32(0)))\n"
+          "            for u in range(2):\n"
+          "                T.evaluate(T.mma_sync(T.address_of(C_1[po * 512 + t * 256]), 16, "
+          "T.address_of(B_1[po * 2048 + t * 1024 + u * 16]), 64, T.address_of(W_1[u * "
+          "256]), 16))\n" +
+          last);
+}
+
+}  // namespace
+
+TEST_CASE("compact-allocations: tiles that tensor cores read move in with their row stride",
+          "[passes][compact]") {
+  // Each iteration's 32x32 part; the tiles' row stride 64 becomes 32.
+  const PrimFunc f = tiles_program("2", "");
+  const PrimFunc out = compact_allocations(f);
+  const std::string printed = print_func(out, "main");
+  INFO(printed);
+  auto p = placements(out);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].extent == 1024);
+  CHECK(p[0].loop == "po");
+  CHECK(printed.find("T.address_of(B_1[t * 512 + u * 16]), 32,") != std::string::npos);
+  REQUIRE_NOTHROW(check_lowered_form(out));
+  const EquivResult eq = check_equivalent(f, out, 3);
+  INFO(eq.message);
+  CHECK(eq.equal);
+
+  // A tile past what the copy wrote (t = 2: rows 32 to 47), a tile written
+  // by a warp matrix operation, an address taken elsewhere: left alone.
+  CHECK(placements(compact_allocations(tiles_program("3", ""))).at(0).loop == "");
+  CHECK(placements(compact_allocations(tiles_program(
+                       "2",
+                       "        T.evaluate(T.mma_store(T.address_of(B_1[po * 2048]), 64, "
+                       "T.address_of(C_1[0]), 16))\n")))
+            .at(0)
+            .loop == "");
+  CHECK(placements(compact_allocations(
+                       tiles_program("2",
+                                     "        T.evaluate(T.mma_fill(T.address_of(C_1[0]), 16, "
+                                     "T.Cast(\"float32\", T.address_of(B_1[po * 2048]) == "
+                                     "T.address_of(B_1[po * 2048 + 1]))))\n")))
+            .at(0)
+            .loop == "");
+}

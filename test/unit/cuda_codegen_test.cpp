@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <tuple>
 
 #include "codegen/llvm/cuda_cubin.h"
 #include "codegen/llvm/cuda_run.h"
@@ -20,6 +21,7 @@
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "model_test_util.h"
+#include "narrow_matmul_util.h"
 #include "onnx_node_kernels.h"
 #include "passes/pipeline.h"
 #include "rule_context_util.h"
@@ -112,6 +114,27 @@ TEST_CASE("cuda: hand-written kernels with shared memory, barriers and guards", 
   for (const char* name : {"shared_matmul", "block_store", "tiled_matmul", "block_branch",
                            "warp_tree", "warp_tree_max", "tensor_core_f16", "tensor_core_bf16"}) {
     add_module_kernels(bundle, name, cuda_test_module(name), true);
+  }
+  link_and_run(bundle);
+}
+
+TEST_CASE("cuda: tensor-core matmuls under the GPU rules", "[cuda]") {
+  REQUIRE_CUDA_TOOLKIT();
+  test::CudaBundle bundle("tensor_cores");
+  // Shared-memory tiles with 2x2 warps per block (any number of blocks
+  // fills this model's GPU), then one warp per block, then the direct form
+  // (k of 48).
+  RuleContext few = test::fixed_rules(Isa::cuda, 1);
+  few.gpu.fill_blocks = 1;
+  for (const auto& [label, type, m, n, k, fill] :
+       {std::tuple{"f16_shared_warps", "float16", 128, 64, 96, 1},
+        std::tuple{"bf16_shared_warps", "bfloat16", 64, 128, 64, 1},
+        std::tuple{"f16_shared", "float16", 64, 64, 64, 128},
+        std::tuple{"bf16_direct", "bfloat16", 64, 32, 48, 128}}) {
+    few.gpu.fill_blocks = fill;
+    const AutoScheduleResult r = auto_schedule(test::narrow_matmul(m, n, k, type), few);
+    REQUIRE(r.blocks.front().note.rfind("tensor cores", 0) == 0);
+    add_module_kernels(bundle, label, r.schedule.mod(), true);
   }
   link_and_run(bundle);
 }
@@ -318,19 +341,47 @@ TEST_CASE("cuda: tensor-core kernels the generator refuses, and why", "[cuda]") 
   CHECK_THAT(tensor_core_error("200"),
              Contains("accumulator Acc_data of 200 elements is not whole rows of 16x16 tiles of "
                       "row stride 16"));
-  // Warps (threadIdx.y) sharing one accumulator: each would have its own.
-  CHECK_THAT(cuda_module_error(R"(@T.prim_func
-def main(A: T.Buffer((256,), "float16"), C: T.Buffer((512,), "float32")):
+  // An accumulator outside the warps' loops (threadIdx.y) is sliced by warp
+  // (a shared-memory matmul's, alive across sibling nests): each warp's
+  // tiles must be its own.
+  auto sliced = [](const std::string& fill, const std::string& store, const std::string& ld) {
+    return cuda_module_error(R"(@T.prim_func
+def main(A: T.Buffer((256,), "float16"), C: T.Buffer((1024,), "float32")):
     for b in T.thread_binding(1, thread="blockIdx.x"):
-        Acc_data = T.allocate([512], "float32", "wmma.accumulator")
-        Acc = T.Buffer((512,), data=Acc_data, scope="wmma.accumulator")
+        Acc_data = T.allocate([1024], "float32", "wmma.accumulator")
+        Acc = T.Buffer((1024,), data=Acc_data, scope="wmma.accumulator")
         for y in T.thread_binding(2, thread="threadIdx.y"):
-            T.evaluate(T.mma_fill(T.address_of(Acc[y * 256]), 16, T.float32(0)))
+            T.evaluate(T.mma_fill(T.address_of(Acc[)" +
+                             fill + R"(]), )" + ld + R"(, T.float32(0)))
         for y in T.thread_binding(2, thread="threadIdx.y"):
-            T.evaluate(T.mma_store(T.address_of(C[y * 256]), 16, T.address_of(Acc[(1 - y) * 256]), 16))
+            T.evaluate(T.mma_store(T.address_of(C[y * 256]), 16, T.address_of(Acc[)" +
+                             store + R"(]), )" + ld + R"())
+)");
+  };
+  CHECK(sliced("y * 256", "y * 256", "16") == "");
+  CHECK(sliced("y * 512", "y * 512 + 256", "16") == "");
+  CHECK(sliced("y * 16", "y * 16", "32") == "");  // side by side in rows of 32
+  const std::string apart =
+      "accumulator Acc_data (scope \"wmma.accumulator\") is outside threadIdx.y/z loops that "
+      "index it, and the generator cannot give each warp its own part: ";
+  CHECK_THAT(sliced("y * 256", "(1 - y) * 256", "16"),
+             Contains(apart + "index 256 - y * 256 has a negative coefficient"));
+  CHECK_THAT(sliced("y * 256", "0", "16"),
+             Contains(apart + "index 0 is the same for every thread along threadIdx.y"));
+  // Two tiles per warp, the second warp's first the first warp's second.
+  CHECK_THAT(cuda_module_error(R"(@T.prim_func
+def main(A: T.Buffer((256,), "float16"), C: T.Buffer((1024,), "float32")):
+    for b in T.thread_binding(1, thread="blockIdx.x"):
+        Acc_data = T.allocate([1024], "float32", "wmma.accumulator")
+        Acc = T.Buffer((1024,), data=Acc_data, scope="wmma.accumulator")
+        for y in T.thread_binding(2, thread="threadIdx.y"):
+            for t in range(2):
+                T.evaluate(T.mma_fill(T.address_of(Acc[y * 256 + t * 256]), 16, T.float32(0)))
+        for y in T.thread_binding(2, thread="threadIdx.y"):
+            T.evaluate(T.mma_store(T.address_of(C[y * 256]), 16, T.address_of(Acc[y * 256]), 16))
 )"),
-             Contains("accumulator Acc_data (scope \"wmma.accumulator\") is outside the "
-                      "threadIdx.y loops: each warp has its own"));
+             Contains(apart + "index y * 256 + t * 256 does not keep the threads along "
+                              "threadIdx.y apart"));
   // An accumulator outside its kernels, used by two of them, is no warp's.
   CHECK_THAT(cuda_module_error(R"(@T.prim_func
 def main(A: T.Buffer((256,), "float16"), C: T.Buffer((256,), "float32")):

@@ -19,6 +19,7 @@
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
 #include "ir/verify.h"
+#include "narrow_matmul_util.h"
 #include "passes/pipeline.h"
 #include "rule_context_util.h"
 #include "tuner/auto_schedule.h"
@@ -49,10 +50,10 @@ bool bound_by_gpu_rule(const BlockReport& b) {
 // Every block reported bound, or with the reason it is not; every kernel
 // (not the entry) equal to its plain form, races checked (within `rtol` where
 // a schedule sums in another order).
-void check_gpu_schedule(const IRModule& m, const std::string& what, int trials = 2,
-                        double rtol = 0) {
+void check_gpu_schedule(const IRModule& m, const std::string& what, int trials = 2, double rtol = 0,
+                        const RuleContext& cx = cuda()) {
   INFO(what);
-  const AutoScheduleResult r = auto_schedule(m, cuda());
+  const AutoScheduleResult r = auto_schedule(m, cx);
   INFO("trace:\n" << r.schedule.trace().print());
   for (const Diagnostic& d : verify(r.schedule.mod())) FAIL_CHECK(d.message);
   for (const BlockReport& b : r.blocks) {
@@ -593,24 +594,7 @@ TEST_CASE("gpu rules: reductions with few outputs share each row among a block's
 namespace tirc {
 namespace {
 
-// C[M, N] += float32(A[M, K]) * float32(B[K, N]) with A and B of `type`;
-// `b_index` spells B's access.
-IRModule narrow_matmul(int64_t m, int64_t n, int64_t k, const std::string& type,
-                       const std::string& b_shape = "", const std::string& b_index = "vk, vj") {
-  const std::string M = std::to_string(m), N = std::to_string(n), K = std::to_string(k);
-  return parse_module("@T.prim_func\ndef main(A: T.Buffer((" + M + ", " + K + "), \"" + type +
-                          "\"), B: T.Buffer((" + (b_shape.empty() ? K + ", " + N : b_shape) +
-                          "), \"" + type + "\"), C: T.Buffer((" + M + ", " + N +
-                          "), \"float32\")):\n    for i, j, k in T.grid(" + M + ", " + N + ", " +
-                          K +
-                          "):\n        with T.block(\"C\"):\n            vi, vj, vk = "
-                          "T.axis.remap(\"SSR\", [i, j, k])\n"
-                          "            with T.init():\n                C[vi, vj] = T.float32(0)\n"
-                          "            C[vi, vj] = C[vi, vj] + T.Cast(\"float32\", A[vi, vk]) * "
-                          "T.Cast(\"float32\", B[" +
-                          b_index + "])\n",
-                      "mm16.tir");
-}
+using test::narrow_matmul;
 
 TEST_CASE("gpu rules: float16 and bfloat16 matmuls get tensor cores", "[rules][gpu]") {
   const IRModule big = narrow_matmul(512, 256, 64, "float16");
@@ -618,20 +602,55 @@ TEST_CASE("gpu rules: float16 and bfloat16 matmuls get tensor cores", "[rules][g
   const BlockReport& b = report_of(r, "C");
   CHECK(b.rule == "gpu-tile-contraction");
   CHECK(b.note ==
-        "tensor cores (f16 mma 16x16x16, float32 accumulators): 2x2 tiles per warp, 1x1 warps "
-        "per block, 16x8 blocks over a 512x256 output");
+        "tensor cores (f16 mma 16x16x16, float32 accumulators, shared-memory tiles of 32x32 and "
+        "32x32): 2x2 tiles per warp, 1x1 warps per block, 16x8 blocks over a 512x256 output");
   const std::string printed = print_func(r.schedule.mod().at("main"));
   CHECK(printed.find("T.mma_sync(") != std::string::npos);
   CHECK(printed.find("scope=\"wmma.accumulator\"") != std::string::npos);
+  CHECK(printed.find("scope=\"shared\"") != std::string::npos);
   // Race-checked and equal to the plain program bit for bit (the
   // interpreter's mma_sync adds in k order, as the loops do).
   check_gpu_schedule(big, "f16 512x256x64");
-  // Few blocks: one tile per warp and one warp per block.
+  // Few blocks: one tile per warp and one warp per block; k of 48 is no
+  // multiple of 32, so the warps read A and B from global memory.
   const IRModule small = narrow_matmul(64, 32, 48, "bfloat16");
   CHECK(report_of(auto_schedule(small, cuda()), "C").note ==
         "tensor cores (bf16 mma 16x16x16, float32 accumulators): 1x1 tiles per warp, 1x1 warps "
-        "per block, 4x2 blocks over a 64x32 output");
+        "per block, 4x2 blocks over a 64x32 output (no shared-memory tiles: the reduction's 48 "
+        "iterations are not several steps of 32)");
   check_gpu_schedule(small, "bf16 64x32x48");
+  // One step of 32: the same.
+  CHECK_THAT(report_of(auto_schedule(narrow_matmul(64, 64, 32, "float16"), cuda()), "C").note,
+             Catch::Contains("(no shared-memory tiles: the reduction's 32 iterations are not "
+                             "several steps of 32)"));
+}
+
+TEST_CASE("gpu rules: tensor cores with shared-memory tiles, several warps per block",
+          "[rules][gpu]") {
+  // Any number of blocks fills this model's GPU: 2x2 warps of 2x2 tiles
+  // each, the block's accumulators one buffer that the warps share out.
+  RuleContext few = cuda();
+  few.gpu.fill_blocks = 1;
+  for (const auto& [type, m, n, k] :
+       {std::tuple{"float16", 128, 64, 96}, std::tuple{"bfloat16", 64, 128, 64}}) {
+    const IRModule mm = narrow_matmul(m, n, k, type);
+    const AutoScheduleResult r = auto_schedule(mm, few);
+    INFO(r.schedule.trace().print());
+    CHECK(report_of(r, "C").note.find("shared-memory tiles of 64x32 and 32x64): 2x2 tiles per "
+                                      "warp, 2x2 warps per block") != std::string::npos);
+    const std::string lowered = print_func(lower(r.schedule.mod().at("main"), LowerOptions{true}));
+    INFO(lowered);
+    // The block's tiles of A and B in shared memory (64x32 and 32x64); the
+    // accumulators are left to the generator, which gives each warp its 2x2
+    // tiles (no fallback, below).
+    const std::string shared = std::string("T.allocate([2048], \"") + type + "\", \"shared\")";
+    size_t tiles = 0;
+    for (size_t at = lowered.find(shared); at != std::string::npos;
+         at = lowered.find(shared, at + 1))
+      ++tiles;
+    CHECK(tiles == 2);
+    check_gpu_schedule(mm, type, 2, 0, few);
+  }
 }
 
 TEST_CASE("gpu rules: where tensor cores do not apply, CUDA-core tiles say why", "[rules][gpu]") {
@@ -674,8 +693,8 @@ TEST_CASE("gpu rules: an ONNX float16 MatMul sums in float32 on tensor cores", "
   const BlockReport& mm = report_of(r, "matmul");
   CHECK(mm.rule == "gpu-tile-contraction");
   CHECK(mm.note ==
-        "tensor cores (f16 mma 16x16x16, float32 accumulators): 1x1 tiles per warp, 1x1 warps "
-        "per block, 8x4 blocks over a 128x64 output");
+        "tensor cores (f16 mma 16x16x16, float32 accumulators, shared-memory tiles of 16x32 and "
+        "32x16): 1x1 tiles per warp, 1x1 warps per block, 8x4 blocks over a 128x64 output");
   // The rounding to float16 is a kernel of its own.
   CHECK(report_of(r, "matmul_round").rule == "bind-gpu-threads");
   check_gpu_schedule(m, "onnx f16 matmul");

@@ -680,8 +680,7 @@ TEST_CASE("Gemm with alpha, beta, transposes and broadcast C", "[onnx-ops-a]") {
                     Catch::Contains("node 'n' (Gemm): inner dimensions differ"));
 }
 
-TEST_CASE("MatMul and Gemm of float16: products summed in float32, rounded once",
-          "[onnx-ops-a]") {
+TEST_CASE("MatMul and Gemm of float16: products summed in float32, rounded once", "[onnx-ops-a]") {
   // 2048 + 1 + 1: in float16 each step rounds back to 2048 (spacing 2 there);
   // in float32 the sum is 2050, which float16 holds exactly.
   for (DataType t : {DataType::float16(), DataType::bfloat16()}) {
@@ -694,6 +693,35 @@ TEST_CASE("MatMul and Gemm of float16: products summed in float32, rounded once"
     NDArray g = run1("Gemm", {{a}, {b}, {values({1}, {1}, t)}});
     // + C (1): big + 3 is halfway, and rounds to the even neighbour, big + 4.
     CHECK(as_vector(g) == std::vector<double>{big + 4});
+  }
+}
+
+TEST_CASE("Conv and ConvTranspose of float16: products summed in float32, rounded once",
+          "[onnx-ops-a]") {
+  // As for MatMul: big + 1 + 1 summed over three input channels (or taps).
+  for (DataType t : {DataType::float16(), DataType::bfloat16()}) {
+    INFO(t.str());
+    const double big = t == DataType::float16() ? 2048 : 256;
+    const std::vector<double> three{big, 1, 1};
+    // 1x1 over three channels (a pointwise convolution).
+    NDArray y =
+        run1("Conv", {{values({1, 3, 1, 1}, three, t)}, {values({1, 3, 1, 1}, {1, 1, 1}, t)}});
+    CHECK(y.dtype() == t);
+    CHECK(as_vector(y) == std::vector<double>{big + 2});
+    // Three taps of a 1x3 window (im2col), with a bias of 1: big + 3 rounds to big + 4.
+    NDArray taps = run1("Conv", {{values({1, 1, 1, 3}, three, t)},
+                                 {values({1, 1, 1, 3}, {1, 1, 1}, t)},
+                                 {values({1}, {1}, t)}});
+    CHECK(as_vector(taps) == std::vector<double>{big + 4});
+    // Depthwise (group 2): each channel's three taps.
+    NDArray dw = run1("Conv",
+                      {{values({1, 2, 1, 3}, {big, 1, 1, 1, 1, big}, t)},
+                       {values({2, 1, 1, 3}, {1, 1, 1, 1, 1, 1}, t)}},
+                      {{"group", int64_t{2}}});
+    CHECK(as_vector(dw) == std::vector<double>{big + 2, big + 2});
+    NDArray tr = run1("ConvTranspose",
+                      {{values({1, 3, 1, 1}, three, t)}, {values({3, 1, 1, 1}, {1, 1, 1}, t)}});
+    CHECK(as_vector(tr) == std::vector<double>{big + 2});
   }
 }
 

@@ -1,22 +1,31 @@
 // The GPU rule of a float16 or bfloat16 matmul with float32 accumulation:
 // tensor cores through tensorize (schedule/tensor_intrin.h's mma_* tiles).
 // For C[i, j] += float32(A[i, k]) * float32(B[k, j]) with i, j, k multiples
-// of 16:
+// of 16, where k is several steps of 32 (TVM's and CUTLASS's form):
 //
-//   for by in blockIdx.y, bx in blockIdx.x, wy in threadIdx.z, wx in threadIdx.y:
-//     (a warp: the CUDA generator adds the 32 threads along threadIdx.x)
-//     mma_fill each of the warp's tm x tn accumulator tiles
-//     for ko: for ti, tj: mma_sync(acc[ti, tj], A[.., ko], B[ko, ..])
-//     for ti, tj: mma_store(C[..], acc[ti, tj])
+//   for by in blockIdx.y, bx in blockIdx.x, u in range(1):
+//     for wz in threadIdx.z, wy in threadIdx.y:     (a warp: the CUDA generator
+//       mma_fill each of its tm x tn tiles          adds 32 threads on threadIdx.x)
+//     for ko:
+//       for z, y, x (threadIdx): A_shared[..] = A[..]   (the block's rows x 32)
+//       for z, y, x (threadIdx): B_shared[..] = B[..]   (32 x the block's columns)
+//       for wz, wy: for ki in range(2): for ti, tj:
+//         mma_sync(acc[wz, wy, ti, tj], A_shared[.., ki], B_shared[ki, ..])
+//     for wz, wy: for ti, tj: mma_store(C[..], acc[wz, wy, ti, tj])
 //
-// The accumulators are a cache_write in scope "wmma.accumulator" computed at
-// the warp's loop, which the CUDA generator keeps in the warp's registers. A
-// warp takes 2x2 tiles and a block 2x2 warps where the shape divides so,
-// fewer where that leaves fewer than GpuModel::fill_blocks blocks. The A and
-// B tiles are read from global memory (through the caches): no shared-memory
-// staging yet. The tensor intrinsics decide what matches: where tensorize
-// refuses (another index order, a transposed operand), the caller restores
-// the schedule and gpu-tile-contraction's CUDA-core tiles take the block.
+// Each A and B element is read from global memory once per block, the copy
+// coalesced along threadIdx.x. The accumulators are a cache_write in scope
+// "wmma.accumulator" of the block's whole tile, alive across the k loop's
+// sibling nests, of which the CUDA generator gives each warp its part in
+// registers (cuda_thread_local.cpp proves the warps' parts apart). Where k
+// is one step of 32 or no multiple of it, the direct form: the warp's loop
+// holds the accumulators, and mma_sync reads A and B from global memory.
+//
+// A warp takes 2x2 tiles and a block 2x2 warps where the shape divides so,
+// fewer where that leaves fewer than GpuModel::fill_blocks blocks. The tensor
+// intrinsics decide what matches: where tensorize refuses (another index
+// order, a transposed operand), the caller restores the schedule and
+// gpu-tile-contraction's CUDA-core tiles take the block.
 #include <string>
 
 #include "tuner/space/block_nest.h"
@@ -48,6 +57,138 @@ Split split_tiles(int64_t tiles) {
   if (tiles % 2 == 0) s.per_warp = 2;
   if ((tiles / s.per_warp) % 2 == 0) s.warps = 2;
   return s;
+}
+
+// What both forms take: the nest's loops, the tile splits, the operand type.
+struct Plan {
+  const BlockNest& nest;
+  Split rows, cols;
+  int64_t k;
+  std::string type;  // "f16" or "bf16"
+  const BlockNode& block;
+};
+
+std::string times(int64_t a, int64_t b) {
+  return std::to_string(a) + "x" + std::to_string(b);
+}
+
+std::string tiles_note(const Plan& p) {
+  return times(p.rows.per_warp, p.cols.per_warp) + " tiles per warp, " +
+         times(p.rows.warps, p.cols.warps) + " warps per block, " +
+         times(p.rows.blocks(), p.cols.blocks()) + " blocks";
+}
+
+// The operand's place in the block's reads (cache_read's index).
+std::optional<int> read_index(const BlockNode& block, const Expr& operand) {
+  const Buffer& b = operand.as<CastNode>()->value.as<BufferLoadNode>()->buffer;
+  for (size_t r = 0; r < block.reads.size(); ++r)
+    if (block.reads[r].buffer == b) return static_cast<int>(r);
+  return std::nullopt;
+}
+
+// [wz, wy, tm, tn, 16, 16] of a nest over the block's (or warp's) rows and
+// columns, the warp loops bound; the loop to tensorize (the first 16).
+LoopRV warp_tiles(Schedule& sch, LoopRV rows, LoopRV cols, const Plan& p, bool bind) {
+  std::vector<LoopRV> r = sch.split(rows, {bind ? p.rows.warps : 1, p.rows.per_warp, 16});
+  std::vector<LoopRV> c = sch.split(cols, {bind ? p.cols.warps : 1, p.cols.per_warp, 16});
+  sch.reorder({r[0], c[0], r[1], c[1], r[2], c[2]});
+  if (bind) {
+    sch.bind(r[0], "threadIdx.z");
+    sch.bind(c[0], "threadIdx.y");
+  }
+  return r[2];
+}
+
+// The shared-memory form (above).
+RuleOutcome shared_form(Schedule& sch, BlockRV block, const Plan& p) {
+  constexpr int64_t bk = 32;
+  if (p.k % bk != 0 || p.k == bk)
+    return {false, "the reduction's " + std::to_string(p.k) +
+                       " iterations are not several steps of " + std::to_string(bk)};
+  auto* product = p.block.body.as<BufferStoreNode>()->value.as<BinaryNode>()->b.as<BinaryNode>();
+  const std::optional<int> ra = read_index(p.block, product->a),
+                           rb = read_index(p.block, product->b);
+  if (!ra || !rb || *ra == *rb) return {false, "the operands are not two reads"};
+  const std::vector<LoopRV> i =
+      sch.split(p.nest.loops[0].rv, {p.rows.blocks(), p.rows.warps, p.rows.per_warp, 16});
+  const std::vector<LoopRV> j =
+      sch.split(p.nest.loops[1].rv, {p.cols.blocks(), p.cols.warps, p.cols.per_warp, 16});
+  const std::vector<LoopRV> kk = sch.split(p.nest.loops[2].rv, {p.k / bk, bk / 16, 16});
+  const BlockRV acc = sch.cache_write(block, 0, "wmma.accumulator");
+  sch.reorder({i[0], j[0], kk[0], i[1], j[1], kk[1], i[2], j[2], i[3], j[3], kk[2]});
+  sch.bind(i[0], "blockIdx.y");
+  sch.bind(j[0], "blockIdx.x");
+  sch.bind(i[1], "threadIdx.z");
+  sch.bind(j[1], "threadIdx.y");
+  const LoopRV unit = sch.add_unit_loop(kk[0]);
+  sch.reverse_compute_at(acc, unit);
+  const BlockRV init = sch.decompose_reduction(block, kk[0]);
+  // Each step the block's threads copy both tiles, the warps' rows apart
+  // and threadIdx.x along the row (contiguous: 32 elements, 64 bytes, per
+  // instruction), each thread's copies serial inside the thread loops (a
+  // serial loop around them would wait at a barrier every iteration). Two
+  // loops, not one fused: their indices stay affine, which the lowering
+  // needs to shrink each tile to the block's part.
+  const int64_t warps = p.rows.warps * p.cols.warps;
+  for (int r : {*ra, *rb}) {
+    const BlockRV copy = sch.cache_read(block, r, "shared");
+    sch.compute_at(copy, kk[0]);
+    const std::vector<LoopRV> loops = sch.get_loops(copy);
+    if (loops.size() != 6) return {false, "the shared tile of " + sch.get(copy) + " is not 2-D"};
+    const int64_t rows = *sch.loop_info(loops[4]).const_extent;
+    const int64_t cols = *sch.loop_info(loops[5]).const_extent;
+    const int64_t lane = cols % 32 == 0 ? 32 : cols;  // 16 columns: half the lanes copy
+    if (rows % warps != 0 || lane % 16 != 0)
+      return {false, "the shared tile of " + sch.get(copy) + " (" + times(rows, cols) +
+                         ") does not divide over the warps"};
+    const std::vector<LoopRV> rs = sch.split(loops[4], {p.rows.warps, p.cols.warps, rows / warps});
+    const std::vector<LoopRV> cs = sch.split(loops[5], {cols / lane, lane});
+    sch.reorder({rs[0], rs[1], cs[1], rs[2], cs[0]});
+    sch.bind(rs[0], "threadIdx.z");
+    sch.bind(rs[1], "threadIdx.y");
+    sch.bind(cs[1], "threadIdx.x");
+  }
+  sch.tensorize(i[3], "mma_sync_16x16x16_" + p.type + "_f32");
+  // The init: by, bx, u, then the compute's wz, wy, tm, tn, 16, 16.
+  const std::vector<LoopRV> init_loops = sch.get_loops(init);
+  if (init_loops.size() != 9) return {false, "the init is not the warps' tiles"};
+  for (size_t l = 3; l < 5; ++l)
+    if (sch.loop_info(init_loops[l]).kind != ForKind::ThreadBinding)
+      sch.bind(init_loops[l], l == 3 ? "threadIdx.z" : "threadIdx.y");
+  sch.tensorize(init_loops[7], "mma_fill_16x16_f32");
+  // The write-back: by, bx, u, then the block's rows and columns.
+  const std::vector<LoopRV> out = sch.get_loops(acc);
+  if (out.size() != 5) return {false, "the write-back is not the block's tile"};
+  sch.tensorize(warp_tiles(sch, out[3], out[4], p, true), "mma_store_16x16_f32");
+  return {true, "tensor cores (" + p.type +
+                    " mma 16x16x16, float32 accumulators, shared-memory tiles of " +
+                    times(p.rows.warps * p.rows.per_warp * 16, bk) + " and " +
+                    times(bk, p.cols.warps * p.cols.per_warp * 16) + "): " + tiles_note(p)};
+}
+
+// The direct form: no shared memory, the accumulators at the warp's loop.
+RuleOutcome direct_form(Schedule& sch, BlockRV block, const Plan& p) {
+  const std::vector<LoopRV> i =
+      sch.split(p.nest.loops[0].rv, {p.rows.blocks(), p.rows.warps, p.rows.per_warp, 16});
+  const std::vector<LoopRV> j =
+      sch.split(p.nest.loops[1].rv, {p.cols.blocks(), p.cols.warps, p.cols.per_warp, 16});
+  const std::vector<LoopRV> kk = sch.split(p.nest.loops[2].rv, {p.k / 16, 16});
+  sch.reorder({i[0], j[0], i[1], j[1], kk[0], i[2], j[2], i[3], j[3], kk[1]});
+  sch.bind(i[0], "blockIdx.y");
+  sch.bind(j[0], "blockIdx.x");
+  sch.bind(i[1], "threadIdx.z");
+  sch.bind(j[1], "threadIdx.y");
+  const BlockRV acc = sch.cache_write(block, 0, "wmma.accumulator");
+  sch.reverse_compute_at(acc, j[1]);
+  const BlockRV init = sch.decompose_reduction(block, kk[0]);
+  sch.tensorize(i[3], "mma_sync_16x16x16_" + p.type + "_f32");
+  // The init's loops: the four bound ones, then tm, tn, 16, 16.
+  sch.tensorize(sch.get_loops(init)[6], "mma_fill_16x16_f32");
+  // The write-back's: the four bound ones, then the warp's rows and columns.
+  const std::vector<LoopRV> out = sch.get_loops(acc);
+  sch.tensorize(warp_tiles(sch, out[4], out[5], p, false), "mma_store_16x16_f32");
+  return {true,
+          "tensor cores (" + p.type + " mma 16x16x16, float32 accumulators): " + tiles_note(p)};
 }
 
 }  // namespace
@@ -83,35 +224,12 @@ RuleOutcome gpu_tensor_core(Schedule& sch, BlockRV block, const RuleContext& cx)
   for (Split* s : {&rows, &cols})
     if (rows.blocks() * cols.blocks() < cx.gpu.fill_blocks && s->per_warp > 1) s->per_warp = 1;
 
-  const std::string type = *ta == DataType::float16() ? "f16" : "bf16";
-  std::vector<LoopRV> i =
-      sch.split(nest->loops[0].rv, {rows.blocks(), rows.warps, rows.per_warp, 16});
-  std::vector<LoopRV> j =
-      sch.split(nest->loops[1].rv, {cols.blocks(), cols.warps, cols.per_warp, 16});
-  std::vector<LoopRV> kk = sch.split(nest->loops[2].rv, {k / 16, 16});
-  sch.reorder({i[0], j[0], i[1], j[1], kk[0], i[2], j[2], i[3], j[3], kk[1]});
-  sch.bind(i[0], "blockIdx.y");
-  sch.bind(j[0], "blockIdx.x");
-  sch.bind(i[1], "threadIdx.z");
-  sch.bind(j[1], "threadIdx.y");
-  const BlockRV acc = sch.cache_write(block, 0, "wmma.accumulator");
-  sch.reverse_compute_at(acc, j[1]);
-  const BlockRV init = sch.decompose_reduction(block, kk[0]);
-  sch.tensorize(i[3], "mma_sync_16x16x16_" + type + "_f32");
-  // The init's loops: the four bound ones, then tm, tn, 16, 16.
-  sch.tensorize(sch.get_loops(init)[6], "mma_fill_16x16_f32");
-  const std::vector<LoopRV> out =
-      sch.get_loops(acc);  // bound four, then the warp's rows and columns
-  std::vector<LoopRV> r = sch.split(out[4], {rows.per_warp, 16});
-  std::vector<LoopRV> c = sch.split(out[5], {cols.per_warp, 16});
-  sch.reorder({r[0], c[0], r[1], c[1]});
-  sch.tensorize(r[1], "mma_store_16x16_f32");
-  auto times = [](int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); };
-  return {true, "tensor cores (" + type +
-                    " mma 16x16x16, float32 accumulators): " + times(rows.per_warp, cols.per_warp) +
-                    " tiles per warp, " + times(rows.warps, cols.warps) + " warps per block, " +
-                    times(rows.blocks(), cols.blocks()) + " blocks over a " + times(m, n) +
-                    " output"};
+  const Plan p{*nest, rows, cols, k, *ta == DataType::float16() ? "f16" : "bf16", *blk};
+  const RuleOutcome shared =
+      on_copy(sch, [&](Schedule& trial) { return shared_form(trial, block, p); });
+  const RuleOutcome out = shared.applied ? shared : direct_form(sch, block, p);
+  return {true, out.note + " over a " + times(m, n) + " output" +
+                    (shared.applied ? "" : " (no shared-memory tiles: " + shared.note + ")")};
 }
 
 }  // namespace tirc

@@ -47,20 +47,6 @@ int64_t largest_divisor(int64_t n, int64_t most) {
   return 1;
 }
 
-// One form of the rule tried on a copy of the schedule, kept where it
-// applied; a primitive's refusal is a decline with its message.
-RuleOutcome on_copy(Schedule& sch, const std::function<RuleOutcome(Schedule&)>& form) {
-  Schedule trial = sch;
-  RuleOutcome out;
-  try {
-    out = form(trial);
-  } catch (const ScheduleError& e) {
-    out = {false, e.message()};
-  }
-  if (out.applied) sch = std::move(trial);
-  return out;
-}
-
 // One output dimension split into blocks x threads x tile.
 struct Axis {
   int64_t extent = 1;
@@ -483,6 +469,18 @@ RuleOutcome cuda_core_tiles(Schedule& sch, BlockRV block, const RuleContext& cx)
 }
 
 }  // namespace
+
+RuleOutcome on_copy(Schedule& sch, const std::function<RuleOutcome(Schedule&)>& form) {
+  Schedule trial = sch;
+  RuleOutcome out;
+  try {
+    out = form(trial);
+  } catch (const ScheduleError& e) {
+    out = {false, e.message()};
+  }
+  if (out.applied) sch = std::move(trial);
+  return out;
+}
 
 RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx) {
   // A float16/bfloat16 matmul: tensor cores first (gpu_tensor_core.cpp).

@@ -7,6 +7,7 @@
 // same space.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -63,8 +64,10 @@ RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext
 // gpu_tile_contraction's first form, for a matmul C[i, j] += float32(A[i, k])
 // * float32(B[k, j]) of float16 or bfloat16 operands, every extent a multiple
 // of 16: tensor cores (tensorize with the mma_* tensor intrinsics), warps of
-// 16x16 accumulator tiles in registers. Declines with an empty note where
-// the block is no such update into float32 (no reason worth reporting).
+// 16x16 accumulator tiles in registers, A and B tiles staged in shared
+// memory each k step of 32 where k is several such steps. Declines with an
+// empty note where the block is no such update into float32 (no reason
+// worth reporting).
 RuleOutcome gpu_tensor_core(Schedule& sch, BlockRV block, const RuleContext& cx);
 // For a GPU target (Isa::cuda), a reduction with few outputs and long rows:
 // a block of threads per output, each thread summing a strided part of the
@@ -79,6 +82,11 @@ RuleOutcome gpu_inline_epilogue(Schedule& sch, BlockRV block, const RuleContext&
 // predicate where the threads overshoot), each thread computing one output
 // element with the reduction and any later loops serial inside it.
 RuleOutcome bind_gpu_threads(Schedule& sch, BlockRV block, const RuleContext& cx);
+
+// One form of a rule tried on a copy of the schedule, kept where it applied;
+// a primitive's refusal is a decline with its message
+// (gpu_tile_contraction.cpp).
+RuleOutcome on_copy(Schedule& sch, const std::function<RuleOutcome(Schedule&)>& form);
 
 // The rules in the order the auto-scheduler tries them on each block; the
 // first that applies wins.

@@ -152,7 +152,8 @@ Expr window_index(const Window& w, const Expr& o, const Expr& r) {
 
 // Whether some window of w reads outside the input (its padding).
 bool reads_padding(const Window& w) {
-  return w.pad_begin > 0 || (w.out - 1) * w.stride + (w.kernel - 1) * w.dilation - w.pad_begin >= w.in;
+  return w.pad_begin > 0 ||
+         (w.out - 1) * w.stride + (w.kernel - 1) * w.dilation - w.pad_begin >= w.in;
 }
 
 // The bounds check a window read needs (null when every read is inside).
@@ -204,6 +205,36 @@ TensorValue in_onnx_order(const TensorValue& x, const ActLayout& layout) {
     return x.load(layout.to_physical(i));
   });
 }
+
+// float16 and bfloat16 products are summed in float32 and rounded once at the
+// end (what cuBLAS's and onnxruntime's half-precision GEMMs and convolutions
+// compute, and what tensor cores do).
+DataType accumulation_type(DataType t) {
+  return t == DataType::float16() || t == DataType::bfloat16() ? DataType::float32() : t;
+}
+
+// A reduction `name` into y: the buffer it sums into (y itself, or a float32
+// one where y is half-precision), its operands cast to that buffer's type,
+// and the rounding into y after it.
+struct Accumulation {
+  Buffer sum;
+  DataType t;  // sum's type
+
+  Accumulation(OpContext& ctx, const std::string& name, const Buffer& y, const Shape& shape)
+      : sum(accumulation_type(y->dtype) == y->dtype
+                ? y
+                : ctx.kernel().alloc(name + "_acc", accumulation_type(y->dtype), shape)),
+        t(sum->dtype) {}
+
+  Expr operator()(const Expr& e) const { return e.dtype() == t ? e : make_cast(t, e); }
+
+  void round_into(OpContext& ctx, const std::string& name, const Buffer& y) const {
+    if (sum == y) return;
+    ctx.kernel().emit_elementwise(name + "_round", y, [s = sum, t = y->dtype](const Indices& i) {
+      return make_cast(t, make_load(s, i));
+    });
+  }
+};
 
 // ---- Conv ---------------------------------------------------------------------------
 
@@ -278,18 +309,19 @@ Buffer conv_over_pixels(OpContext& ctx, const TensorValue& x, const TensorValue&
     reduce = {C, wh.kernel, ww.kernel};
   }
   Buffer y = ctx.output_buffer(0, t, out_shape);
+  const Accumulation acc(ctx, "conv", y, out_shape);
   ctx.kernel().iterate_pixels(out_shape);
   const Expr ow_extent = make_int(OW);
   auto pixel = [ow_extent](const Expr& p) {
     return std::pair<Expr, Expr>{floordiv(p, ow_extent), floormod(p, ow_extent)};
   };
   ctx.kernel().emit_reduction(
-      "conv", y, Shape{N, M, P},
+      "conv", acc.sum, Shape{N, M, P},
       [=](const Indices& i) {
         auto [oh, ow] = pixel(i[2]);
         return Indices{i[0], i[1], oh, ow};
       },
-      reduce, [=](const Indices& i) { return bias ? bias->load({i[1]}) : zero_of(t); },
+      reduce, [=](const Indices& i) { return bias ? acc(bias->load({i[1]})) : zero_of(acc.t); },
       [=](const Indices& i, const Indices& r) {
         auto [oh, ow] = pixel(i[2]);
         Expr in =
@@ -297,9 +329,10 @@ Buffer conv_over_pixels(OpContext& ctx, const TensorValue& x, const TensorValue&
         Indices wi{i[1], r[0]};
         wi.push_back(unit ? make_int(0) : r[1]);
         wi.push_back(unit ? make_int(0) : r[2]);
-        return in * w.load(wi);
+        return acc(in) * acc(w.load(wi));
       },
-      [](Expr acc, Expr v) { return acc + v; });
+      [](Expr sum, Expr v) { return sum + v; });
+  acc.round_into(ctx, "conv", y);
   return y;
 }
 
@@ -408,10 +441,13 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
     wi.insert(wi.end(), r.begin() + 1, r.end());
     return w.load(wi);
   };
-  auto bias_at = [bias, t](const Expr& m) { return bias ? bias->load({m}) : zero_of(t); };
-  auto add = [](Expr acc, Expr v) { return acc + v; };
   const Shape y_shape = layout.to_physical(out_shape);
   Buffer y = ctx.output_buffer(0, t, y_shape);
+  const Accumulation acc(ctx, "conv", y, y_shape);
+  auto bias_at = [bias, acc](const Expr& m) {
+    return bias ? acc(bias->load({m})) : zero_of(acc.t);
+  };
+  auto add = [](Expr sum, Expr v) { return sum + v; };
   if (blocked) {
     // Output channel m = mb * B + mi over (n, spatial..., mb, mi): the
     // weights a block of B channels needs are one contiguous panel.
@@ -423,7 +459,7 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
     const size_t k = rd.size();
     auto channel = [b, k](const Indices& s) { return times(s[k + 1], b) + s[k + 2]; };
     ctx.kernel().emit_reduction(
-        "conv", y, space,
+        "conv", acc.sum, space,
         [=](const Indices& s) {
           Indices at(s.begin(), s.begin() + long(k) + 1);
           at.push_back(channel(s));
@@ -435,22 +471,24 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
           Indices wi{s[k + 1]};
           wi.insert(wi.end(), r.begin(), r.end());
           wi.push_back(s[k + 2]);
-          return x.load(window({s[0], r[0]}, out, r)) * w_blocked.load(wi);
+          return acc(x.load(window({s[0], r[0]}, out, r))) * acc(w_blocked.load(wi));
         },
         add);
+    acc.round_into(ctx, "conv", y);
     return {TensorValue::of_buffer(y, y_shape)};
   }
   if (group == 1 || Mg == 1) {
     // Output channel m reads input channels m * Cg + r0 (r0 alone without groups).
     ctx.kernel().emit_reduction(
-        "conv", y, reduce, [=](const Indices& i) { return bias_at(layout.to_onnx(i)[1]); },
+        "conv", acc.sum, reduce, [=](const Indices& i) { return bias_at(layout.to_onnx(i)[1]); },
         [=](const Indices& physical, const Indices& r) {
           const Indices i = layout.to_onnx(physical);
           Expr channel = group == 1 ? r[0] : Cg == 1 ? i[1] : times(i[1], Cg) + r[0];
           Indices out(i.begin() + 2, i.end());
-          return x.load(window({i[0], channel}, out, r)) * weight(i[1], r);
+          return acc(x.load(window({i[0], channel}, out, r))) * acc(weight(i[1], r));
         },
         add);
+    acc.round_into(ctx, "conv", y);
     return {TensorValue::of_buffer(y, y_shape)};
   }
   // Groups of several output channels: the group is a loop of its own, over
@@ -468,7 +506,7 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
   };
   auto channel_of = [Mg](const Indices& i) { return times(i[1], Mg) + i[2]; };
   ctx.kernel().emit_reduction(
-      "conv", y, space,
+      "conv", acc.sum, space,
       [=](const Indices& s) {
         const Indices i = grouped(s);
         Indices at{i[0], channel_of(i)};
@@ -480,9 +518,10 @@ std::vector<TensorValue> build_conv(OpContext& ctx) {
         const Indices i = grouped(s);
         Expr channel = Cg == 1 ? i[1] : times(i[1], Cg) + r[0];
         Indices out(i.begin() + 3, i.end());
-        return x.load(window({i[0], channel}, out, r)) * weight(channel_of(i), r);
+        return acc(x.load(window({i[0], channel}, out, r))) * acc(weight(channel_of(i), r));
       },
       add);
+  acc.round_into(ctx, "conv", y);
   return {TensorValue::of_buffer(y, y_shape)};
 }
 
@@ -572,11 +611,13 @@ std::vector<TensorValue> build_conv_transpose(OpContext& ctx) {
     reduce.push_back(win.kernel);
   }
   Buffer y = ctx.output_buffer(0, x.dtype, out_shape);
-  DataType t = x.dtype;
-  ElementFn init = [bias, t](const Indices& i) { return bias ? bias->load({i[1]}) : zero_of(t); };
+  const Accumulation acc(ctx, "conv_transpose", y, out_shape);
+  ElementFn init = [bias, acc](const Indices& i) {
+    return bias ? acc(bias->load({i[1]})) : zero_of(acc.t);
+  };
   // Gather form: y[o] takes x[q] * w[r] for every q * stride + r * dilation - pad = o.
   ctx.kernel().emit_reduction(
-      "conv_transpose", y, reduce, init,
+      "conv_transpose", acc.sum, reduce, init,
       [=](const Indices& i, const Indices& r) {
         // Output channel m belongs to group m / Mg, as column m % Mg of W.
         Expr g, column = i[1];
@@ -603,36 +644,14 @@ std::vector<TensorValue> build_conv_transpose(OpContext& ctx) {
         Indices wi{channel, column};
         wi.insert(wi.end(), r.begin() + 1, r.end());
         return guarded(
-            cond, [&] { return x.load(xi) * w.load(wi); }, zero_of(t));
+            cond, [&] { return acc(x.load(xi)) * acc(w.load(wi)); }, zero_of(acc.t));
       },
-      [](Expr acc, Expr v) { return acc + v; });
+      [](Expr sum, Expr v) { return sum + v; });
+  acc.round_into(ctx, "conv_transpose", y);
   return {TensorValue::of_buffer(y, out_shape)};
 }
 
 // ---- Gemm, MatMul -------------------------------------------------------------------
-
-// float16 and bfloat16 products are summed in float32 and rounded once at the
-// end (what cuBLAS's and onnxruntime's half-precision GEMMs compute, and what
-// tensor cores do): the reduction's type, and the cast of its operands.
-DataType accumulation_type(DataType t) {
-  return t == DataType::float16() || t == DataType::bfloat16() ? DataType::float32() : t;
-}
-
-// The reduction `name` of an output y of type t into y, through a float32
-// buffer where t is a half-precision type (accumulation_type).
-Buffer accumulator_for(OpContext& ctx, const std::string& name, const Buffer& y,
-                       const Shape& shape) {
-  const DataType acc = accumulation_type(y->dtype);
-  return acc == y->dtype ? y : ctx.kernel().alloc(name + "_acc", acc, shape);
-}
-
-void round_accumulator(OpContext& ctx, const std::string& name, const Buffer& acc,
-                       const Buffer& y) {
-  if (acc == y) return;
-  const DataType t = y->dtype;
-  ctx.kernel().emit_elementwise(name + "_round", y,
-                                [acc, t](const Indices& i) { return make_cast(t, make_load(acc, i)); });
-}
 
 std::vector<TensorValue> build_gemm(OpContext& ctx) {
   const Node& n = ctx.node();
@@ -665,23 +684,22 @@ std::vector<TensorValue> build_gemm(OpContext& ctx) {
                ints_str(out_shape));
   }
   Buffer y = ctx.output_buffer(0, a.dtype, out_shape);
-  Buffer sum = accumulator_for(ctx, "gemm", y, out_shape);
-  const DataType t = sum->dtype;  // the operands in it
-  auto in_t = [t](Expr e) { return e.dtype() == t ? e : make_cast(t, e); };
+  const Accumulation in_t(ctx, "gemm", y, out_shape);
+  const DataType t = in_t.t;
   ElementFn init = [c, beta, t, out_shape, in_t](const Indices& i) {
     if (!c) return zero_of(t);
     Expr v = in_t(c->load(broadcast_indices(c->shape, out_shape, i)));
     return beta == 1 ? v : v * make_const(t, beta);
   };
   ctx.kernel().emit_reduction(
-      "gemm", sum, {K}, init,
+      "gemm", in_t.sum, {K}, init,
       [=](const Indices& i, const Indices& r) {
         Expr av = in_t(ta ? a.load({r[0], i[0]}) : a.load({i[0], r[0]}));
         Expr bv = in_t(tb ? b.load({i[1], r[0]}) : b.load({r[0], i[1]}));
         return alpha == 1 ? av * bv : (av * make_const(t, alpha)) * bv;
       },
       [](Expr acc, Expr v) { return acc + v; });
-  round_accumulator(ctx, "gemm", sum, y);
+  in_t.round_into(ctx, "gemm", y);
   return {TensorValue::of_buffer(y, out_shape)};
 }
 
@@ -709,12 +727,10 @@ std::vector<TensorValue> build_matmul(OpContext& ctx) {
   if (!a_vec) out_shape.push_back(M);
   if (!b_vec) out_shape.push_back(N);
   Buffer y = ctx.output_buffer(0, a.dtype, out_shape);
-  Buffer sum = accumulator_for(ctx, "matmul", y, out_shape);
-  const DataType t = sum->dtype;  // the operands in it
-  auto in_t = [t](Expr e) { return e.dtype() == t ? e : make_cast(t, e); };
+  const Accumulation in_t(ctx, "matmul", y, out_shape);
   size_t nb = batch.size();
   ctx.kernel().emit_reduction(
-      "matmul", sum, {K}, zero_of(t),
+      "matmul", in_t.sum, {K}, zero_of(in_t.t),
       [=](const Indices& i, const Indices& r) {
         Indices bi(i.begin(), i.begin() + static_cast<long>(nb));
         Indices ai = broadcast_indices(batch_a, batch, bi),
@@ -727,7 +743,7 @@ std::vector<TensorValue> build_matmul(OpContext& ctx) {
         return in_t(a.load(ai)) * in_t(b.load(bj));
       },
       [](Expr acc, Expr v) { return acc + v; });
-  round_accumulator(ctx, "matmul", sum, y);
+  in_t.round_into(ctx, "matmul", y);
   return {TensorValue::of_buffer(y, out_shape)};
 }
 
