@@ -17,9 +17,10 @@
 // R * 16 * ld + C * 16) is fragment R * n + C, with n the number of tile
 // columns its accesses reach (ld / 16 where the bounds do not tell): a
 // warp's part of a block's accumulators in a wide matrix (row stride 1024,
-// two tiles across) is then 2 x 2 fragments, not 2 x 64. Operands in memory (global or shared) need
-// the alignment the instructions require: a tile's first element at a multiple of 32 bytes and its
-// row stride a multiple of 16 bytes, proved for the element offsets (buffers themselves start
+// two tiles across) is then 2 x 2 fragments, not 2 x 64. Operands in memory
+// (global or shared) need the alignment the instructions require: a tile's
+// first element at a multiple of 32 bytes and its row stride a multiple of
+// 16 bytes, proved for the element offsets (buffers themselves start
 // 256-byte aligned from cuMemAlloc, 128 in shared memory).
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
