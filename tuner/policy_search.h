@@ -8,23 +8,10 @@
 #include <vector>
 
 #include "tuner/env.h"
+#include "tuner/loop_policy.h"
 #include "tuner/search.h"
 
 namespace tirc {
-
-// A trained policy: the value of each action (all_actions() order) in a
-// state, from its observation (tuner/observation.h), then the value of
-// stopping (policy_stop_index()): the rollout ends there. Stopping gains
-// nothing and so is worth 0: a greedy policy stops where it values every
-// action below that, instead of having to keep moving (LoopTune's agent has
-// no such action).
-class LoopPolicy {
- public:
-  virtual ~LoopPolicy() = default;
-  virtual std::vector<float> q_values(const std::vector<float>& observation) const = 0;
-  // The actions per episode it was trained with (the observation's clock).
-  virtual int episode_length() const = 0;
-};
 
 // The policy's output that means "stop" (after all_actions()), and the names
 // of its outputs in order (what a policy file records).

@@ -117,7 +117,7 @@ FunctionEmitter::FunctionEmitter(ModuleState& m, const PrimFunc* func, std::stri
       target_(m.options.target),
       func_(func),
       symbol_(std::move(symbol)),
-      regs_(m.code, frame_, m.options.target.isa, gpr_pool(), vec_pool(m.options.target.isa)) {}
+      regs_(m.code, frame_, gpr_pool(), vec_pool(m.options.target.isa)) {}
 
 void FunctionEmitter::fail(const std::string& what) const {
   throw Error("x86 codegen: " + what, loc_);

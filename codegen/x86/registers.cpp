@@ -25,9 +25,9 @@ void Frame::free_spill(int offset, int bytes) {
   free_spills_.emplace(bytes, offset);
 }
 
-RegisterPool::RegisterPool(Xbyak::CodeGenerator& code, Frame& frame, Isa isa, std::vector<int> gprs,
+RegisterPool::RegisterPool(Xbyak::CodeGenerator& code, Frame& frame, std::vector<int> gprs,
                            std::vector<int> vecs)
-    : code_(code), frame_(frame), isa_(isa), gprs_(std::move(gprs)), vecs_(std::move(vecs)) {
+    : code_(code), frame_(frame), gprs_(std::move(gprs)), vecs_(std::move(vecs)) {
   for (int r : gprs_) gpr_owner_[r] = -1;
   for (int r : vecs_) vec_owner_[r] = -1;
 }

@@ -46,7 +46,7 @@ class RegisterPool {
  public:
   // gprs / vecs: register indices the pool may hand out. Vector registers
   // with an index >= 16 are given only to temporaries that allow them.
-  RegisterPool(Xbyak::CodeGenerator& code, Frame& frame, Isa isa, std::vector<int> gprs,
+  RegisterPool(Xbyak::CodeGenerator& code, Frame& frame, std::vector<int> gprs,
                std::vector<int> vecs);
 
   // A new temporary in a register of the class (pinned until unpin_all).
@@ -95,7 +95,6 @@ class RegisterPool {
 
   Xbyak::CodeGenerator& code_;
   Frame& frame_;
-  Isa isa_;
   std::vector<int> gprs_, vecs_;
   std::vector<int> gpr_owner_ = std::vector<int>(16, -2);  // -2: not in pool, -1: free
   std::vector<int> vec_owner_ = std::vector<int>(32, -2);

@@ -1,6 +1,6 @@
 # Configures, builds and runs test/e2e/dims_project, which compiles a model with
 # symbolic dimensions through tirc_add_model(... DIMS batch=2 seq=5), against
-# this build's tirc (a ctest: -DSOURCE_DIR -DBINARY_DIR -DTIRC_DIR [-DC_FLAGS]);
+# this build's tirc (a ctest: -DSOURCE_DIR -DBINARY_DIR -DTIRC_DIR [-DC_FLAGS -DC_COMPILER]);
 # checks the generated header documents the values.
 include("${CMAKE_CURRENT_LIST_DIR}/build_project.cmake")
 file(REMOVE_RECURSE "${BINARY_DIR}")

@@ -1,5 +1,5 @@
 # Configures, builds and runs examples/cmake_project against this build's
-# tirc (a ctest: -DSOURCE_DIR -DBINARY_DIR -DTIRC_DIR -DTIRC_EXE [-DC_FLAGS]); then
+# tirc (a ctest: -DSOURCE_DIR -DBINARY_DIR -DTIRC_DIR -DTIRC_EXE [-DC_FLAGS -DC_COMPILER]); then
 # again with TUNE_DB, from a database a short `tirc tune` made.
 include("${CMAKE_CURRENT_LIST_DIR}/build_project.cmake")
 file(REMOVE_RECURSE "${BINARY_DIR}")

@@ -5,7 +5,8 @@
 # -DTIRC_DIR).
 include("${CMAKE_CURRENT_LIST_DIR}/build_project.cmake")
 file(REMOVE_RECURSE "${BINARY_DIR}")
-set(C_FLAGS "")  # the host's sanitizer flags are not for the cross compiler
+set(C_FLAGS "")  # the host's sanitizer flags and compiler are not for the cross build
+set(C_COMPILER "")
 configure_and_build("${SOURCE_DIR}/examples/cmake_project" "the example project for AArch64"
                     "-DCMAKE_TOOLCHAIN_FILE=${SOURCE_DIR}/cmake/aarch64-linux-gnu.cmake")
 execute_process(COMMAND file "${BINARY_DIR}/mlp_demo" OUTPUT_VARIABLE kind)

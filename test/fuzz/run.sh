@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# Builds the fuzzers of the fuzz preset (clang 19, libFuzzer; only the
-# libraries they link, to keep CI short) and runs every fuzzer for
+# Builds the fuzzers (clang 19, libFuzzer) of a preset, by default the fuzz
+# preset (-O2, only the libraries they link), and runs every fuzzer for
 # SECONDS each (default: $TIRC_FUZZ_SECONDS, else 60) on a temporary copy of
 # its corpus, so new inputs do not land in the repository. Any crash, sanitizer
 # report, leak or slow input fails the run; the reproducer is kept under
-# build/fuzz/artifacts/ (add it to the corpus with the fix).
-#   test/fuzz/run.sh            # 60 s each, as CI does
+# build/<preset>/artifacts/ (add it to the corpus with the fix).
+#   test/fuzz/run.sh            # 60 s each on the fuzz preset
+#   test/fuzz/run.sh 60 asan    # the fuzzers the asan preset built (CI: no third build)
 #   test/fuzz/run.sh 3600       # a long run
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 seconds="${1:-${TIRC_FUZZ_SECONDS:-60}}"
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target parser_fuzzer onnx_fuzzer trace_fuzzer
+preset="${2:-fuzz}"
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" --target parser_fuzzer onnx_fuzzer trace_fuzzer
 
-artifacts="$PWD/build/fuzz/artifacts"
+artifacts="$PWD/build/$preset/artifacts"
 mkdir -p "$artifacts"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -25,6 +27,6 @@ for pair in parser_fuzzer:corpus onnx_fuzzer:onnx_corpus trace_fuzzer:trace_corp
   echo "=== $fuzzer: ${seconds}s on test/fuzz/$corpus ==="
   cp -r "test/fuzz/$corpus" "$work/$corpus"
   # -timeout: one input slower than 10 s is a hang; -rss_limit_mb bounds memory.
-  "build/fuzz/test/fuzz/$fuzzer" "$work/$corpus" -max_total_time="$seconds" -timeout=10 \
+  "build/$preset/test/fuzz/$fuzzer" "$work/$corpus" -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/$fuzzer-"
 done

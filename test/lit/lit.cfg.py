@@ -22,5 +22,8 @@ config.substitutions.append(("%examples", os.path.join(source_dir, "examples")))
 config.substitutions.append(("%testdata", os.path.join(source_dir, "test", "onnx")))
 # The runtime library a program linking a compiled model needs.
 config.substitutions.append(("%runtime_lib", lit_config.params.get("runtime_lib", "")))
+# The C compiler and flags that link with the runtime: the build's own (clang's
+# sanitized runtime needs clang to link it).
 config.substitutions.append(("%c_flags", lit_config.params.get("c_flags", "")))
+config.substitutions.append(("%cc", lit_config.params.get("cc", "cc")))
 config.environment["PATH"] = filecheck_dir + os.pathsep + config.environment.get("PATH", os.environ.get("PATH", ""))

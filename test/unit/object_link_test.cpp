@@ -103,8 +103,9 @@ TEST_CASE("a C program links emitted objects and matches the interpreter", "[e2e
           bytes.push_back(inputs[i].num_bytes());
         }
         std::ofstream(dir / "main.c") << c_driver("kernel.h", k.name + "_" + fname, bytes);
-        REQUIRE(shell("cd " + dir.string() + " && cc -std=c11 -Wall -Werror main.c kernel.o " +
-                      TIRC_RUNTIME_LIB + " -lpthread -lm" + tirc::test::sanitizer_flags() +
+        REQUIRE(shell("cd " + dir.string() + " && " + tirc::test::runtime_c_compiler() +
+                      " -std=c11 -Wall -Werror main.c kernel.o " + TIRC_RUNTIME_LIB +
+                      " -lpthread -lm" + tirc::test::sanitizer_flags() +
                       " -o prog 2> link.log && test ! -s link.log") == 0);
         REQUIRE(shell("cd " + dir.string() + " && ./prog") == 0);
         std::vector<Argument> args;

@@ -161,7 +161,7 @@ TEST_CASE("an object calling tirc_parallel_for links with libtirc_runtime.a", "[
   const std::string obj = write_object(dir, parallel_function(), "par.o");
   write_bytes(dir.file("main.c"), kParallelProgram);
   const std::string flags = sanitizer_flags();
-  std::vector<std::string> compilers = {"cc" + flags};
+  std::vector<std::string> compilers = {runtime_c_compiler() + flags};
   if (flags.empty()) compilers.push_back("clang-19 -fuse-ld=lld");
   for (const auto& cc : compilers) {
     INFO(cc);

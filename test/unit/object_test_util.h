@@ -185,13 +185,17 @@ inline CommandResult run_command(const std::string& command, const TempDir& dir)
 }
 
 // The instrumented build links C programs with the same sanitizers, since
-// libtirc_runtime.a is instrumented too.
+// libtirc_runtime.a is instrumented too (test/CMakeLists.txt sets both).
 inline std::string sanitizer_flags() {
-#if defined(__SANITIZE_ADDRESS__)
-  return " -fsanitize=address,undefined";
-#else
-  return "";
-#endif
+  const std::string flags = TIRC_C_SANITIZE_FLAGS;
+  return flags.empty() ? "" : " " + flags;
+}
+
+// The C compiler that built libtirc_runtime.a: a program linking it (or a
+// shared object with the sanitizers, loaded into this process) needs that
+// compiler's sanitizer runtimes.
+inline std::string runtime_c_compiler() {
+  return TIRC_C_COMPILER;
 }
 
 }  // namespace tirc::test

@@ -38,6 +38,7 @@
 #include "codegen/x86/jit.h"
 #include "codegen/x86/module_codegen.h"
 #include "codegen_test_util.h"
+#include "env_int.h"
 #include "ir/eval/interpreter.h"
 #include "ir/onnx/import.h"
 #include "ir/onnx/model_pipeline.h"
@@ -85,9 +86,11 @@ const std::map<std::string, std::string>& exclusions() {
       {"node/test_maxpool_with_argmax_2d_precomputed_strides",
        "MaxPool's Indices output: refused (not supported)"},
       {"node/test_pow_types_float", "Pow of integer tensors: refused (floating-point only)"},
-      {"node/test_pow_types_int32_float32", "Pow of integer tensors: refused (floating-point only)"},
+      {"node/test_pow_types_int32_float32",
+       "Pow of integer tensors: refused (floating-point only)"},
       {"node/test_pow_types_int32_int32", "Pow of integer tensors: refused (floating-point only)"},
-      {"node/test_pow_types_int64_float32", "Pow of integer tensors: refused (floating-point only)"},
+      {"node/test_pow_types_int64_float32",
+       "Pow of integer tensors: refused (floating-point only)"},
       {"node/test_pow_types_int64_int64", "Pow of integer tensors: refused (floating-point only)"},
       {"node/test_training_dropout_default_mask", "training-mode Dropout (random mask)"},
       {"node/test_training_dropout_mask", "training-mode Dropout (random mask)"},
@@ -343,6 +346,14 @@ void run_suite(const std::string& suite) {
   fs::path root = suite_root(suite);
   std::vector<fs::path> tests = sorted_dirs(root, "test_");
   REQUIRE(!tests.empty());
+  // Under the sanitizers CI takes every TIRC_ONNX_SUITE_STRIDE-th test; the
+  // release run takes them all and holds them to the passing floor.
+  const int stride = test::env_int("TIRC_ONNX_SUITE_STRIDE", 1);
+  if (stride > 1) {
+    std::vector<fs::path> some;
+    for (size_t i = 0; i < tests.size(); i += static_cast<size_t>(stride)) some.push_back(tests[i]);
+    tests = std::move(some);
+  }
   std::vector<std::string> names = onnx::supported_ops();
   std::set<std::string> supported(names.begin(), names.end());
   bool report =
@@ -399,6 +410,7 @@ void run_suite(const std::string& suite) {
   INFO(failures.size() << " of " << total.attempted << " attempted " << suite
                        << " tests failed:" << all);
   CHECK(failures.empty());
+  if (stride > 1) return;
   auto floor = kPassingFloors.find(suite);
   REQUIRE(floor != kPassingFloors.end());
   INFO(suite << ": " << total.passed << " tests passed; at least " << floor->second

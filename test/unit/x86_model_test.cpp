@@ -268,7 +268,7 @@ TEST_CASE("x86 model: a failing kernel's result propagates and storage is freed"
 }
 
 TEST_CASE("x86 model: a failed heap allocation returns -1", "[x86-model]") {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(TIRC_SANITIZED)
   // AddressSanitizer's allocator aborts on impossible sizes instead of failing.
   SUCCEED("skipped under AddressSanitizer");
 #else
@@ -380,14 +380,14 @@ TEST_CASE("ELF model object: .rodata, PC32 relocations, links into a C program",
             "return 3;\n"
             "  puts(\"ok\");\n  return 0;\n}\n";
     main.close();
-    for (const char* cc : {"cc", "clang-19 -fuse-ld=lld"}) {
-      REQUIRE(test::have_program(std::string(cc).substr(0, std::string(cc).find(' '))));
+    for (const std::string& cc :
+         {test::runtime_c_compiler(), std::string("clang-19 -fuse-ld=lld")}) {
+      REQUIRE(test::have_program(cc.substr(0, cc.find(' '))));
       INFO(cc << " " << target.name());
-      test::CommandResult link =
-          test::run_command(std::string(cc) + " -std=c11 -Wall -Werror " + dir.file("main.c") +
-                                " " + o + " " + TIRC_RUNTIME_LIB + " -lpthread -lm" +
-                                test::sanitizer_flags() + " -o " + dir.file("prog"),
-                            dir);
+      test::CommandResult link = test::run_command(
+          cc + " -std=c11 -Wall -Werror " + dir.file("main.c") + " " + o + " " + TIRC_RUNTIME_LIB +
+              " -lpthread -lm" + test::sanitizer_flags() + " -o " + dir.file("prog"),
+          dir);
       REQUIRE(link.status == 0);
       test::CommandResult run_prog = test::run_command(dir.file("prog"), dir);
       CHECK(run_prog.status == 0);
@@ -406,8 +406,9 @@ TEST_CASE("C emitter on a model module matches the interpreter", "[x86-model]") 
   CHECK_THAT(c, Catch::Contains("tirc_alloc(" + std::to_string(kWorkspaceBytes) + ")"));
   CHECK_THAT(c, Catch::Contains("static const uint32_t tirc_const_dense_weight"));
   CHECK_THROWS_WITH(emit_c(functions_of(m, "net")), Catch::Contains("no module was given"));
-  REQUIRE(test::have_program("cc"));
-  test::LoadedC loaded(c, "cc", "-std=c11 -O1 -Wall -Werror" + test::sanitizer_flags());
+  REQUIRE(test::have_program(test::runtime_c_compiler()));
+  test::LoadedC loaded(c, test::runtime_c_compiler(),
+                       "-std=c11 -O1 -Wall -Werror" + test::sanitizer_flags());
   NDArray in = input, out(DataType::float32(), {24}), out2(DataType::float32(), {24});
   void* args[3] = {in.data(), out.data(), out2.data()};
   REQUIRE(loaded.packed("net_run")(args) == 0);

@@ -17,6 +17,7 @@
 
 #include "tuner/policy/q_network.h"
 #include "tuner/policy/replay.h"
+#include "tuner/policy_search.h"
 
 namespace tirc {
 

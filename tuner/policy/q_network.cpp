@@ -8,6 +8,7 @@
 
 #include "ir/error.h"
 #include "tuner/observation.h"
+#include "tuner/policy_search.h"
 
 namespace tirc {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tuner/policy_search.h"
+#include "tuner/loop_policy.h"
 
 namespace tirc {
 
@@ -18,7 +18,10 @@ struct QNetworkShape {
   int inputs = 0;
   int actions = 0;
   std::vector<int> hidden;  // widths of the hidden layers (ReLU after each)
-  bool operator==(const QNetworkShape&) const = default;
+  // Spelled out: this header is also compiled as C++17 (the LibTorch module).
+  bool operator==(const QNetworkShape& o) const {
+    return inputs == o.inputs && actions == o.actions && hidden == o.hidden;
+  }
 };
 
 // A minibatch of transitions for one update, row-major: n observations of
