@@ -105,9 +105,12 @@ std::string tidy(const std::string& printed) {
   // std::string::replace here once the headers came in another order).
   std::string s;
   for (size_t i = 0; i < printed.size(); ++i) {
-    const bool joint = printed[i] == '\n' && i + 1 < printed.size() && printed[i + 1] == '\t';
-    s += joint ? "; " : std::string(1, printed[i]);
-    i += joint;
+    if (printed[i] == '\n' && i + 1 < printed.size() && printed[i + 1] == '\t') {
+      s += "; ";
+      ++i;
+    } else {
+      s += printed[i];
+    }
   }
   const size_t start = s.find_first_not_of(" \t");
   if (start == std::string::npos) return "";

@@ -1,7 +1,7 @@
 # configure_and_build(<project dir> <what> [-D... arguments]): configures the
 # CMake project in <project dir> into BINARY_DIR against this build's tirc
-# (TIRC_DIR, with C_FLAGS and, where given, C_COMPILER) and builds it; a failure names <what>. Included by
-# the ctest scripts beside it.
+# (TIRC_DIR, with C_FLAGS and, where given, C_COMPILER) and builds it; a
+# failure names <what>. Included by the ctest scripts beside it.
 function(configure_and_build project what)
   set(compiler "")
   if(C_COMPILER)

@@ -191,12 +191,7 @@ TEST_CASE("cuda: the ONNX node-test kernels under the GPU rules", "[cuda][onnx-n
   std::vector<test::NodeKernel> kernels = test::node_test_kernels();
   CHECK(kernels.size() > 500);
   // Under the sanitizers CI takes every TIRC_CUDA_NODE_STRIDE-th kernel.
-  if (const int stride = test::env_int("TIRC_CUDA_NODE_STRIDE", 1); stride > 1) {
-    std::vector<test::NodeKernel> some;
-    for (size_t i = 0; i < kernels.size(); i += static_cast<size_t>(stride))
-      some.push_back(std::move(kernels[i]));
-    kernels = std::move(some);
-  }
+  kernels = test::every_nth(std::move(kernels), "TIRC_CUDA_NODE_STRIDE");
   // Many kernels to an object: ptxas and the generator run once per batch.
   constexpr size_t kBatch = 100;
   std::vector<std::string> problems;

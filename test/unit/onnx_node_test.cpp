@@ -344,16 +344,12 @@ Outcome run_test(const std::string& suite, const fs::path& dir,
 
 void run_suite(const std::string& suite) {
   fs::path root = suite_root(suite);
-  std::vector<fs::path> tests = sorted_dirs(root, "test_");
-  REQUIRE(!tests.empty());
+  const std::vector<fs::path> all_tests = sorted_dirs(root, "test_");
+  REQUIRE(!all_tests.empty());
   // Under the sanitizers CI takes every TIRC_ONNX_SUITE_STRIDE-th test; the
   // release run takes them all and holds them to the passing floor.
-  const int stride = test::env_int("TIRC_ONNX_SUITE_STRIDE", 1);
-  if (stride > 1) {
-    std::vector<fs::path> some;
-    for (size_t i = 0; i < tests.size(); i += static_cast<size_t>(stride)) some.push_back(tests[i]);
-    tests = std::move(some);
-  }
+  const std::vector<fs::path> tests = test::every_nth(all_tests, "TIRC_ONNX_SUITE_STRIDE");
+  const bool sampled = tests.size() < all_tests.size();
   std::vector<std::string> names = onnx::supported_ops();
   std::set<std::string> supported(names.begin(), names.end());
   bool report =
@@ -410,7 +406,7 @@ void run_suite(const std::string& suite) {
   INFO(failures.size() << " of " << total.attempted << " attempted " << suite
                        << " tests failed:" << all);
   CHECK(failures.empty());
-  if (stride > 1) return;
+  if (sampled) return;
   auto floor = kPassingFloors.find(suite);
   REQUIRE(floor != kPassingFloors.end());
   INFO(suite << ": " << total.passed << " tests passed; at least " << floor->second
