@@ -143,6 +143,11 @@ LlvmTarget parse_llvm_target(std::string_view name, std::string_view cpu) {
     for (const std::string& c : llvm_cpu_names(t.arch)) valid += (valid.empty() ? "" : ", ") + c;
     throw Error("unknown CPU '" + t.cpu + "' for target " + t.name() + "; valid CPUs: " + valid);
   }
+  // LLVM also knows sm_20 to sm_62; the generator's limits (CudaLimits) and
+  // warp-level code assume Volta's (independent thread scheduling, WMMA).
+  if (t.arch == LlvmArch::nvptx64 && t.compute_capability() < 70)
+    throw Error("CPU '" + t.cpu + "' for target cuda is older than the CUDA generator supports: " +
+                "sm_70 (Volta) and later");
   return t;
 }
 

@@ -24,6 +24,46 @@ uint64_t RaceChecker::next_random() {
   return z ^ (z >> 31);
 }
 
+void RaceChecker::SeenTable::clear() {
+  live_ = 0;
+  if (++gen_ != 0) return;
+  // The generation wrapped: forget every slot's for real, once in 2^32.
+  for (Slot& s : slots_) s.gen = 0;
+  gen_ = 1;
+}
+
+size_t RaceChecker::SeenTable::home(uintptr_t key) const {
+  // Fibonacci hashing: addresses of neighbouring elements differ in their
+  // low bits only, and the multiply spreads those over the high bits taken.
+  const uint64_t h = static_cast<uint64_t>(key) * 0x9e3779b97f4a7c15ull;
+  return static_cast<size_t>(h >> 32) & (slots_.size() - 1);
+}
+
+RaceChecker::Seen& RaceChecker::SeenTable::operator[](uintptr_t key) {
+  if (2 * (live_ + 1) > slots_.size()) grow();
+  const size_t mask = slots_.size() - 1;
+  size_t i = home(key);
+  while (slots_[i].gen == gen_) {
+    if (slots_[i].key == key) return slots_[i].seen;
+    i = (i + 1) & mask;
+  }
+  ++live_;
+  slots_[i] = Slot{key, gen_, Seen{}};
+  return slots_[i].seen;
+}
+
+void RaceChecker::SeenTable::grow() {
+  std::vector<Slot> old = std::move(slots_);
+  slots_.assign(std::max<size_t>(64, 2 * old.size()), Slot{});
+  const size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (s.gen != gen_) continue;
+    size_t i = home(s.key);
+    while (slots_[i].gen == gen_) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
 void RaceChecker::enter(const CheckedLoop& loop, int64_t extent, std::vector<int64_t>& order) {
   if (active_ == scopes_.size()) scopes_.emplace_back();
   Scope& s = scopes_[active_++];

@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "ir/error.h"
@@ -74,11 +73,33 @@ class RaceChecker {
     int64_t writer = kNone;
     int64_t readers[2] = {kNone, kNone};  // the first two distinct readers
   };
+  // The elements one loop's iterations touched, by address. Open addressing
+  // with a generation per slot, so clearing it (once per entry of the loop)
+  // costs nothing and a lookup allocates nothing: with std::unordered_map
+  // the lookups and node allocations were most of a checked run's time.
+  class SeenTable {
+   public:
+    void clear();
+    Seen& operator[](uintptr_t key);
+
+   private:
+    struct Slot {
+      uintptr_t key = 0;
+      uint32_t gen = 0;  // the entry is live when gen == gen_
+      Seen seen;
+    };
+    size_t home(uintptr_t key) const;
+    void grow();
+
+    std::vector<Slot> slots_;  // a power of two long, at most half live
+    uint32_t gen_ = 1;
+    size_t live_ = 0;
+  };
   struct Scope {
     const CheckedLoop* loop = nullptr;
     bool checked = true;  // false: a vectorized loop not checked
     int64_t iter = 0;
-    std::unordered_map<uintptr_t, Seen> seen;
+    SeenTable seen;
   };
   struct Private {
     uintptr_t end;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/x86/generator.h"
+#include "env_int.h"
 #include "ir/eval/interpreter.h"
 #include "ir/onnx/import.h"
 #include "ir/onnx/model_pipeline.h"
@@ -26,6 +27,12 @@ struct NodeKernel {
   std::vector<NDArray> inputs, expected, got;  // expected: the interpreter's run on inputs
 };
 
+// Under the sanitizers CI takes every n-th node test (TIRC_NODE_KERNEL_STRIDE);
+// 1: all of them.
+inline size_t node_kernel_stride() {
+  return static_cast<size_t>(std::max(1, env_int("TIRC_NODE_KERNEL_STRIDE", 1)));
+}
+
 // The node tests' kernels the x86 generator takes, each with the
 // interpreter's results on random inputs (integer inputs 0 and 1 in turn:
 // most are indices bound from the test data). Kernels the interpreter
@@ -36,6 +43,7 @@ inline std::vector<NodeKernel> node_test_kernels() {
   std::vector<std::filesystem::path> dirs;
   for (const auto& e : std::filesystem::directory_iterator(root)) dirs.push_back(e.path());
   std::sort(dirs.begin(), dirs.end());
+  dirs = every_nth(std::move(dirs), "TIRC_NODE_KERNEL_STRIDE");
   for (const std::filesystem::path& dir : dirs) {
     onnx::Graph g;
     try {
