@@ -27,7 +27,7 @@ uint64_t RaceChecker::next_random() {
 void RaceChecker::SeenTable::clear() {
   live_ = 0;
   if (++gen_ != 0) return;
-  // The generation wrapped: forget every slot's for real, once in 2^32.
+  // The generation wrapped (once in 2^32 clears): reset every slot's.
   for (Slot& s : slots_) s.gen = 0;
   gen_ = 1;
 }
