@@ -194,6 +194,26 @@ TEST_CASE("race: storage allocated inside an iteration is private", "[eval][race
   CHECK(race_of(lower(g), RunOptions::checked()) == "");
 }
 
+TEST_CASE("race: the record of a loop grows, and forgets what its last entry touched",
+          "[eval][race]") {
+  // 999 distinct elements written before iteration 999 meets iteration 0 on
+  // C[0]: found after the record has grown many times.
+  PrimFunc f = parse(R"(def main(A: T.Buffer((1000,), "float32"), C: T.Buffer((999,), "float32")):
+    for i in T.parallel(1000):
+        C[i % 999] = A[i]
+)");
+  CHECK(race_of(f, races_only()) ==
+        "race in parallel loop i: iterations i=0 and i=999 both write C[0]");
+  // Each entry of the j loop is race-free on its own; the same elements are
+  // written by other j in the next entry, which is no race.
+  PrimFunc g = parse(R"(def main(A: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    for i in range(3):
+        for j in T.parallel(4):
+            C[(j + i) % 4] = A[j]
+)");
+  CHECK(race_of(g) == "");
+}
+
 TEST_CASE("race: nested parallel loops are each checked in their own scope", "[eval][race]") {
   // tmp is private to each i but shared by the j iterations, which all write tmp[0].
   PrimFunc f = parse(R"(def main(A: T.Buffer((4,), "float32"), C: T.Buffer((2,), "float32")):

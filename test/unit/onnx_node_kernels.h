@@ -27,10 +27,11 @@ struct NodeKernel {
   std::vector<NDArray> inputs, expected, got;  // expected: the interpreter's run on inputs
 };
 
-// Under the sanitizers CI takes every n-th node test (TIRC_NODE_KERNEL_STRIDE);
+// Under the sanitizers CI takes every n-th node test (n from this variable);
 // 1: all of them.
+inline constexpr const char* kNodeKernelStride = "TIRC_NODE_KERNEL_STRIDE";
 inline size_t node_kernel_stride() {
-  return static_cast<size_t>(std::max(1, env_int("TIRC_NODE_KERNEL_STRIDE", 1)));
+  return static_cast<size_t>(std::max(1, env_int(kNodeKernelStride, 1)));
 }
 
 // The node tests' kernels the x86 generator takes, each with the
@@ -43,7 +44,7 @@ inline std::vector<NodeKernel> node_test_kernels() {
   std::vector<std::filesystem::path> dirs;
   for (const auto& e : std::filesystem::directory_iterator(root)) dirs.push_back(e.path());
   std::sort(dirs.begin(), dirs.end());
-  dirs = every_nth(std::move(dirs), "TIRC_NODE_KERNEL_STRIDE");
+  dirs = every_nth(std::move(dirs), kNodeKernelStride);
   for (const std::filesystem::path& dir : dirs) {
     onnx::Graph g;
     try {
