@@ -175,6 +175,7 @@ class GuardScanner {
       }
       case StmtKind::For: {
         auto* n = s.as<ForNode>();
+        facts.binds_threads |= n->for_kind == ForKind::ThreadBinding;
         Analyzer saved = analyzer_;
         analyzer_.bind(n->loop_var, Range::from_min_extent(n->min, n->extent));
         Interval live = scan(n->body);

@@ -24,6 +24,8 @@ struct GuardFacts {
   arith::Interval live = arith::Interval::everything();
   // The body allocates storage; copies of it would need new storage variables.
   bool allocates = false;
+  // The body holds thread-bound loops: it is a GPU block's sequence of phases.
+  bool binds_threads = false;
 };
 
 // `outer` bounds v to the loop's range and the variables of enclosing loops

@@ -30,7 +30,11 @@
 // parts stay Unrolled (constant extents).
 //
 // Left alone: loops with non-constant bounds, bodies that allocate (a copy
-// would need new storage variables), and guards that are not affine in the
+// would need new storage variables), loops around a GPU block's thread-bound
+// loops (each iteration is a sequence of phases the whole block runs, such as
+// a convolution's copy of a shared tile, its guard testing the pad, and the
+// product: parts would repeat every phase, and compact-allocations needs the
+// loop whole to give each iteration its own tile), and guards that are not affine in the
 // loop variable with bounded other terms (see partition_guards.h). No change
 // is always correct.
 #include "ir/arith/analyzer.h"
@@ -148,7 +152,7 @@ class LoopPartitioner : public StmtMutator {
     Analyzer inside = analyzer_;
     inside.bind(n.loop_var, Range::from_min_extent(n.min, n.extent));
     GuardFacts facts = scan_guards(n.loop_var, n.body, inside, enclosing_);
-    if (facts.allocates) return std::nullopt;
+    if (facts.allocates || facts.binds_threads) return std::nullopt;
     Interval live = intersect(range, facts.live);
     if (empty(live)) return make_evaluate(make_int(0));  // no iteration does anything
     Interval main = live;

@@ -15,6 +15,7 @@
 
 #include "ir/eval/interpreter.h"
 #include "ir/function.h"
+#include "ir/functor.h"
 #include "ir/onnx/model_pipeline.h"
 #include "ir/text/parser.h"
 #include "ir/text/printer.h"
@@ -371,8 +372,8 @@ TEST_CASE("gpu rules: batch matmul, convolution and int8 matmul get register til
       // does not); the tiles shrink to give a warp of threads.
       {"conv2d_nchw.tir",
        "register tile 2x1 per thread, 4x8 threads per block, 1x1 blocks x 8 on blockIdx.z over "
-       "a 8x8 output (no shared-memory tiles: more than one reduction loop) (inlined its zero "
-       "pad, block data_pad)"},
+       "a 8x8 output (no shared-memory tiles: the reduction's 4 x 3 x 3 iterations are not "
+       "several steps of 8) (inlined its zero pad, block data_pad)"},
       {"int8_matmul_int32_acc.tir",
        "shared-memory tiles of 8x8 and 8x16, register tile 2x2 per thread, 4x8 threads per "
        "block, 4x2 blocks over a 32x32 output"},
@@ -440,13 +441,15 @@ TEST_CASE("gpu rules: larger convolutions get register tiles and compute the sam
                              {"(1, 4, 6, 6)", "(1, 8, 32, 32)"}}),
                    "depthwise_8x32x32.tir");
   const std::vector<std::tuple<const IRModule*, const char*, const char*>> cases = {
+      // Steps of 8 channels at each of the 3x3 window positions.
       {&conv, "conv",
-       "register tile 2x2 per thread, 8x4 threads per block, 2x2 blocks x 16 on blockIdx.z over a "
-       "32x16 output, 1 batch loop serial in each thread (no shared-memory tiles: more than one "
-       "reduction loop) (inlined its zero pad, block data_pad)"},
+       "shared-memory tiles of 16x8 and 8x8, register tile 2x2 per thread, 8x4 threads per "
+       "block, 2x2 blocks x 16 on blockIdx.z over a 32x16 output, 1 batch loop serial in each "
+       "thread (its zero pad, block data_pad, computed in the copy)"},
       {&depthwise, "depthwise_conv2d",
        "register tile 2x2 per thread, 4x8 threads per block, 4x2 blocks x 8 on blockIdx.z over a "
-       "32x32 output (no shared-memory tiles: more than one reduction loop)"},
+       "32x32 output (no shared-memory tiles: the reduction's 3 x 3 iterations are not several "
+       "steps of 8)"},
   };
   for (const auto& [m, block, note] : cases) {
     const AutoScheduleResult r = auto_schedule(*m, cuda());
@@ -455,6 +458,107 @@ TEST_CASE("gpu rules: larger convolutions get register tiles and compute the sam
     CHECK(b.rule == "gpu-tile-contraction");
     CHECK(b.note == note);
     check_gpu_schedule(*m, block, 1);
+  }
+}
+
+// A 3x3 convolution with padding 1 in NHWC, as the ONNX frontend writes a
+// ResNet layer: X (1, hw, hw, c), weights (3, 3, c, m).
+IRModule nhwc_conv(int64_t hw, int64_t c, int64_t m) {
+  const std::string HW = std::to_string(hw), P = std::to_string(hw + 2), C = std::to_string(c),
+                    M = std::to_string(m);
+  return parse_module("@T.prim_func\ndef main(X: T.Buffer((1, " + HW + ", " + HW + ", " + C +
+                          "), \"float32\"), W: T.Buffer((3, 3, " + C + ", " + M +
+                          "), \"float32\"), Y: T.Buffer((1, " + HW + ", " + HW + ", " + M +
+                          "), \"float32\")):\n"
+                          "    Xp = T.alloc_buffer((1, " +
+                          P + ", " + P + ", " + C +
+                          "), \"float32\")\n"
+                          "    for i0, i1, i2, i3 in T.grid(1, " +
+                          P + ", " + P + ", " + C +
+                          "):\n"
+                          "        with T.block(\"pad\"):\n"
+                          "            v0, v1, v2, v3 = T.axis.remap(\"SSSS\", [i0, i1, i2, i3])\n"
+                          "            Xp[v0, v1, v2, v3] = T.if_then_else(v1 >= 1 and v1 < " +
+                          HW + " + 1 and v2 >= 1 and v2 < " + HW +
+                          " + 1, X[v0, v1 - 1, v2 - 1, v3], T.float32(0))\n"
+                          "    for n, h, w, o, k, r, s in T.grid(1, " +
+                          HW + ", " + HW + ", " + M + ", " + C +
+                          ", 3, 3):\n"
+                          "        with T.block(\"conv\"):\n"
+                          "            vn, vh, vw, vo, vk, vr, vs = T.axis.remap(\"SSSSRRR\", [n, "
+                          "h, w, o, k, r, s])\n"
+                          "            with T.init():\n"
+                          "                Y[vn, vh, vw, vo] = T.float32(0)\n"
+                          "            Y[vn, vh, vw, vo] = Y[vn, vh, vw, vo] + Xp[vn, vh + vr, vw "
+                          "+ vs, vk] * W[vr, "
+                          "vs, vk, vo]\n",
+                      "nhwc_conv_" + HW + "x" + C + "x" + M + ".tir");
+}
+
+// The allocations of `scope` in f lowered for the GPU, with the loops around
+// each (thread-bound ones by their tag).
+std::vector<std::pair<std::vector<std::string>, int64_t>> allocations(const PrimFunc& f,
+                                                                      const std::string& scope) {
+  struct Find : StmtVisitor {
+    std::string scope;
+    std::vector<std::string> loops;
+    std::vector<std::pair<std::vector<std::string>, int64_t>> found;
+    void visit_for(const ForNode* n) override {
+      loops.push_back(n->for_kind == ForKind::ThreadBinding ? n->thread_tag : n->loop_var->name);
+      StmtVisitor::visit_for(n);
+      loops.pop_back();
+    }
+    void visit_allocate(const AllocateNode* n) override {
+      if (n->scope == scope)
+        found.push_back(
+            {loops, n->extents.size() == 1 ? as_const_int(n->extents[0]).value_or(-1) : -1});
+      StmtVisitor::visit_allocate(n);
+    }
+  } find;
+  find.scope = scope;
+  find.visit(lower(f, LowerOptions{true})->body);
+  return find.found;
+}
+
+TEST_CASE("gpu rules: convolutions step through window positions and channels in shared memory",
+          "[rules][gpu]") {
+  // 12-wide rows: the first choice of threads (4x8) steps 8 channels.
+  // 14-wide rows (ResNet's 56, 28, 14 are 7 times a power of two): that
+  // choice would be 7x8 threads and steps of 56; power-of-two threads
+  // instead, 7-row register tiles.
+  const std::vector<std::tuple<int64_t, int64_t, int64_t, const char*, int64_t, int64_t>> cases = {
+      {12, 16, 16,
+       "shared-memory tiles of 12x8 and 8x16, register tile 3x2 per thread, 4x8 threads per "
+       "block, 1x1 blocks x 12 on blockIdx.z over a 12x16 output (its zero pad, block pad, "
+       "computed in the copy)",
+       12 * 8, 8 * 16},
+      {14, 16, 32,
+       "shared-memory tiles of 14x16 and 16x16, register tile 7x1 per thread, 2x16 threads per "
+       "block, 1x2 blocks x 14 on blockIdx.z over a 14x32 output (its zero pad, block pad, "
+       "computed in the copy)",
+       14 * 16, 16 * 16}};
+  for (const auto& [hw, c, m, note, x_tile, w_tile] : cases) {
+    const IRModule mod = nhwc_conv(hw, c, m);
+    const AutoScheduleResult r = auto_schedule(mod, cuda());
+    const BlockReport& b = report_of(r, "conv");
+    INFO(b.note);
+    CHECK(b.rule == "gpu-tile-contraction");
+    CHECK(b.note == note);
+    CHECK(report_of(r, "pad").rule == "inlined");
+    // Each step's tiles live inside the window and channel loops (the rows
+    // of a block, then r, s and the channel steps), one tile each.
+    const auto shared = allocations(r.schedule.mod().at("main"), "shared");
+    REQUIRE(shared.size() == 2);
+    for (const auto& [loops, elements] : shared) {
+      INFO(elements);
+      CHECK((elements == x_tile || elements == w_tile));
+      REQUIRE(loops.size() >= 3);
+      CHECK(loops[0] == "blockIdx.z");
+      CHECK(loops.back() == "k_0");
+      CHECK(loops[loops.size() - 2] == "s");
+      CHECK(loops[loops.size() - 3] == "r");
+    }
+    check_gpu_schedule(mod, "nhwc conv", 1);
   }
 }
 

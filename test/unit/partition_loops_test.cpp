@@ -293,6 +293,32 @@ TEST_CASE(
   }
 }
 
+// A GPU block's serial loop around its thread loops (a convolution's window
+// rows r, each a copy into shared memory that tests the pad's border, then a
+// product): the guard holds on a middle range of r, but parts would repeat
+// both phases; the loops inside the threads are still partitioned.
+TEST_CASE("partition-loops: a loop around thread-bound loops stays whole", "[passes][partition]") {
+  PrimFunc f = x86test::tir(
+      "X: T.Buffer((8, 16), \"float32\"), Z: T.Buffer((8, 3, 16, 3), \"float32\")",
+      "    for b in T.thread_binding(8, thread=\"blockIdx.x\"):\n"
+      "        for r in range(3):\n"
+      "            for t in T.thread_binding(16, thread=\"threadIdx.x\"):\n"
+      "                for q in range(3):\n"
+      "                    Z[b, r, t, q] = T.if_then_else(b + r - 1 >= 0 and b + r - 1 < 8 "
+      "and t + q - 1 >= 0 and t + q - 1 < 16, X[b + r - 1, t + q - 1], T.float32(0))\n");
+  PrimFunc p = partition_loops(f);
+  INFO(print_func(p, "main"));
+  CHECK(loop_named(p, "r") != nullptr);
+  CHECK(loop_named(p, "r_head") == nullptr);
+  CHECK(loop_named(p, "r_tail") == nullptr);
+  // q, inside the thread loop, is partitioned by its own guard.
+  CHECK(loop_named(p, "q_head") != nullptr);
+  CHECK(loop_named(p, "q_tail") != nullptr);
+  EquivResult eq = check_equivalent(f, p, 2);
+  INFO(eq.message);
+  CHECK(eq.equal);
+}
+
 TEST_CASE("partition-loops: if_then_else conditions of a pad and a concat", "[passes][partition]") {
   // P[i, j] = X[i - 1, j - 1] inside, 0 on the border: a 3 x 3 grid of parts,
   // only the inner one reads X, none keeps a selection on its loops.
@@ -350,8 +376,7 @@ TEST_CASE("partition-loops: an inlined pad splits output loops, never reduction 
                "def main(X: T.Buffer((16,), \"float32\"), W: T.Buffer((3,), \"float32\"), Y: "
                "T.Buffer((16,), \"float32\")):\n"
                "    for ") +
-           order +
-           " in T.grid(" + (std::string(order) == "o, k" ? "16, 3" : "3, 16") +
+           order + " in T.grid(" + (std::string(order) == "o, k" ? "16, 3" : "3, 16") +
            "):\n"
            "        with T.block(\"conv\"):\n"
            "            vo, vk = T.axis.remap(\"SR\", [o, k])\n"

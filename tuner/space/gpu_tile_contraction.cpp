@@ -28,6 +28,8 @@
 #include <functional>
 #include <numeric>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <variant>
 
 #include "ir/functor.h"
@@ -117,6 +119,73 @@ void fill_gpu(Axis& rows, Axis& cols, int64_t batch, const GpuModel& gpu) {
   }
 }
 
+// The shared-memory form steps through the reduction by a multiple of
+// lcm(threadIdx.y, threadIdx.x) (each tile's copy divides over both), which
+// a ResNet layer's 56, 28 or 14 rows make 56 or 112 with the choice above.
+// This one keeps both thread counts powers of two: per axis the largest
+// block tile (tile x threads) with threads a power of two, at most
+// `most_tile` x `most_threads`, the more threads on a tie.
+Axis power_of_two_axis(int64_t extent, int64_t most_tile, int64_t most_threads) {
+  Axis best{extent};
+  for (int64_t t = 1; t <= std::min(extent, most_tile); ++t) {
+    if (extent % t != 0) continue;
+    int64_t n = 1;
+    while (n * 2 <= most_threads && (extent / t) % (n * 2) == 0) n *= 2;
+    const int64_t size = t * n, best_size = best.tile * best.threads;
+    if (size > best_size || (size == best_size && n > best.threads)) best = Axis{extent, t, n};
+  }
+  return best;
+}
+
+// Rows and columns for the shared-memory form with power-of-two threads:
+// two warps at least (more columns, along threadIdx.x, where the rows give
+// few threads); then, while there are fewer than GpuModel::fill_blocks
+// blocks, fewer threads (the axis with more, down to two warps), else the
+// smaller-tile step that adds the fewest blocks (keeping two accumulators
+// per thread at least), else one-warp blocks.
+std::pair<Axis, Axis> power_of_two_threads(int64_t rows_extent, int64_t cols_extent, int64_t batch,
+                                           const GpuModel& gpu) {
+  Axis rows = power_of_two_axis(rows_extent, 2 * gpu.tile_rows, gpu.block_rows);
+  Axis cols = power_of_two_axis(cols_extent, gpu.tile_columns, gpu.block_columns);
+  while (rows.threads * cols.threads < 2 * gpu.warp_size &&
+         rows.threads * cols.threads * 2 <= gpu.threads_per_block &&
+         (cols.extent / cols.tile) % (cols.threads * 2) == 0)
+    cols.threads *= 2;
+  auto blocks = [&](const Axis& r, const Axis& c) { return r.blocks() * c.blocks() * batch; };
+  auto halved = [](Axis a) {
+    a.threads /= 2;
+    return a;
+  };
+  auto smaller_tile = [](Axis a) {
+    for (int64_t t = a.tile - 1; t >= 1; --t)
+      if (a.extent % (t * a.threads) == 0) return Axis{a.extent, t, a.threads};
+    return a;
+  };
+  while (blocks(rows, cols) < gpu.fill_blocks) {
+    const int64_t now = blocks(rows, cols), threads = rows.threads * cols.threads;
+    Axis& more = rows.threads > cols.threads ? rows : cols;
+    if (more.threads > 1 && threads / 2 >= 2 * gpu.warp_size) {
+      more = halved(more);
+      continue;
+    }
+    // Register tiles of one element would share nothing between a thread's
+    // rows and columns.
+    const Axis r = smaller_tile(rows), c = smaller_tile(cols);
+    const int64_t by_rows = r.tile * cols.tile > 1 ? blocks(r, cols) : 0;
+    const int64_t by_cols = rows.tile * c.tile > 1 ? blocks(rows, c) : 0;
+    if (by_rows > now && (by_cols <= now || by_rows <= by_cols)) {
+      rows = r;
+    } else if (by_cols > now) {
+      cols = c;
+    } else if (more.threads > 1 && threads / 2 >= gpu.warp_size) {
+      more = halved(more);
+    } else {
+      break;
+    }
+  }
+  return {rows, cols};
+}
+
 struct Split3 {
   LoopRV blocks, threads, tile;
   Axis axis;
@@ -172,6 +241,26 @@ std::string times(int64_t a, int64_t b) {
   return std::to_string(a) + "x" + std::to_string(b);
 }
 
+// The shared-memory form's longest step through the reduction: a step's
+// tiles are (rows + columns) x step elements of shared memory.
+constexpr int64_t kMostStep = 32;
+
+// The end of both forms' notes: the batch loop on blockIdx.z, the output's
+// shape, the batch loops serial in each thread.
+std::string grid_note(const BlockNest& nest, int z, const std::vector<int>& batch,
+                      const std::string& shape) {
+  std::string note;
+  if (z >= 0 && nest.loops[z].extent > 1)
+    note += " x " + std::to_string(nest.loops[z].extent) + " on blockIdx.z";
+  note += " over a " + shape + " output";
+  int serial = 0;  // other batch loops of more than one iteration
+  for (int b : batch) serial += b != z && nest.loops[b].extent > 1;
+  if (serial > 0)
+    note += ", " + std::to_string(serial) + " batch loop" + (serial > 1 ? "s" : "") +
+            " serial in each thread";
+  return note;
+}
+
 // What gpu_tile_contraction found in the nest.
 struct Found {
   const BlockNest& nest;
@@ -181,6 +270,7 @@ struct Found {
   const std::vector<int>& batch;
   const std::vector<int>& reduce;
   Axis rows, cols;
+  std::optional<BlockRV> pad;  // a zero pad of an operand, to compute in its shared copy
 };
 
 // The operand's place in the block's reads (cache_read's index).
@@ -242,11 +332,19 @@ std::variant<std::vector<LoopRV>, std::string> spread_over_threads(Schedule& sch
 //     for ty, tx: C[..] = C_local[..]
 //
 // Each A or B element is then read from global memory once per block rather
-// than once per thread row or column. Only a single reduction loop (matmul,
-// batch matmul, a 1x1 convolution) whose tiles are two-dimensional and divide
-// over the threads; otherwise the register-only form is used.
+// than once per thread row or column. A convolution's other reduction loops
+// (the window's r and s) run outside ko, one step per window position and
+// channel block, as in TVM's conv2d schedules:
+//
+//       for r, s, ko: copy the input's pixels x channels tile, the weights'
+//                     channels x output channels tile; multiply
+//
+// so that each step's tiles stay two-dimensional; a zero pad of an operand
+// is computed in its copy (the copy tests the border, the conv reads shared
+// memory). The steps go along the longest reduction loop that whole steps
+// divide. The tiles must be two-dimensional and divide over the threads;
+// otherwise the register-only form is used.
 RuleOutcome shared_tiles(Schedule& sch, BlockRV block, const Found& f, const RuleContext& cx) {
-  if (f.reduce.size() != 1) return {false, "more than one reduction loop"};
   if (!f.u.b) return {false, "one operand"};
   const BlockNest& nest = f.nest;
   const GpuModel& gpu = cx.gpu;
@@ -255,18 +353,36 @@ RuleOutcome shared_tiles(Schedule& sch, BlockRV block, const Found& f, const Rul
   const Split3 i = split3(sch, nest.loops[f.il].rv, f.rows, gpu.tile_rows, cx);
   const Split3 j = split3(sch, nest.loops[f.jl].rv, f.cols, gpu.tile_columns, cx);
   const int64_t ty_n = i.axis.threads, tx_n = j.axis.threads;
-  const int64_t bk = std::lcm(ty_n, tx_n);
-  const int64_t k_extent = nest.loops[f.reduce.front()].extent;
-  if (k_extent % bk != 0 || k_extent == bk)
-    return {false, "the reduction's " + std::to_string(k_extent) +
-                       " iterations are not several steps of " + std::to_string(bk)};
+  // The step: a multiple of both thread counts, at least 8.
+  int64_t bk = std::lcm(ty_n, tx_n);
+  while (bk < 8) bk *= 2;
+  if (ty_n * tx_n < gpu.warp_size)
+    return {false, times(ty_n, tx_n) + " threads, fewer than a warp"};
+  if (bk > kMostStep)
+    return {false, "a step of " + std::to_string(bk) + " (" + times(ty_n, tx_n) +
+                       " threads) is more than " + std::to_string(kMostStep)};
+  int kl = -1;  // the reduction loop of the steps
+  for (int r : f.reduce)
+    if (nest.loops[r].extent % bk == 0 && (kl < 0 || nest.loops[r].extent > nest.loops[kl].extent))
+      kl = r;
+  int64_t steps = kl < 0 ? 0 : nest.loops[kl].extent / bk;
+  for (int r : f.reduce)
+    if (r != kl) steps *= nest.loops[r].extent;
+  if (steps < 2) {
+    std::string extents;
+    for (int r : f.reduce)
+      extents += (extents.empty() ? "" : " x ") + std::to_string(nest.loops[r].extent);
+    return {false, "the reduction's " + extents + " iterations are not several steps of " +
+                       std::to_string(bk)};
+  }
+  const int64_t k_extent = nest.loops[kl].extent;
   const int64_t bytes = (i.axis.threads * i.axis.tile + j.axis.threads * j.axis.tile) * bk *
                         f.u.store->value.dtype().bytes();
   if (ty_n * tx_n > gpu.max_threads_per_block || i.axis.blocks() > gpu.max_grid_yz ||
       j.axis.blocks() > gpu.max_grid_x || bytes > CudaLimits::max_static_shared_bytes)
     return {false, "drew " + times(ty_n, tx_n) + " threads of " + times(i.axis.tile, j.axis.tile) +
                        " tiles, past the limits"};
-  const std::vector<LoopRV> k = sch.split(nest.loops[f.reduce.front()].rv, {k_extent / bk, bk});
+  const std::vector<LoopRV> k = sch.split(nest.loops[kl].rv, {k_extent / bk, bk});
 
   std::vector<LoopRV> order;
   if (f.z >= 0) order.push_back(nest.loops[f.z].rv);
@@ -275,6 +391,10 @@ RuleOutcome shared_tiles(Schedule& sch, BlockRV block, const Found& f, const Rul
   for (int b : f.batch)
     if (b != f.z) order.push_back(nest.loops[b].rv);
   const size_t depth = order.size();  // the unit loop's place among the loops
+  for (int r : f.reduce)
+    if (r != kl) order.push_back(nest.loops[r].rv);
+  const LoopRV outermost_step = order.size() > depth ? order[depth] : k[0];
+  const size_t copy_depth = order.size() + 2;  // the copies' loops: after the unit loop and ko
   for (LoopRV l : {k[0], i.threads, j.threads, k[1], i.tile, j.tile}) order.push_back(l);
   sch.reorder(order);
   if (f.z >= 0) sch.bind(nest.loops[f.z].rv, "blockIdx.z");
@@ -286,25 +406,28 @@ RuleOutcome shared_tiles(Schedule& sch, BlockRV block, const Found& f, const Rul
   sch.unroll(i.tile);
   sch.unroll(j.tile);
 
-  const LoopRV unit = sch.add_unit_loop(k[0]);
+  const LoopRV unit = sch.add_unit_loop(outermost_step);
   sch.reverse_compute_at(cache, unit);
-  const BlockRV init = sch.decompose_reduction(block, k[0]);
+  const BlockRV init = sch.decompose_reduction(block, outermost_step);
   for (int r : {ra, rb}) {
     const BlockRV copy = sch.cache_read(block, r, "shared");
     sch.compute_at(copy, k[0]);
-    auto left = spread_over_threads(sch, loops_below(sch, copy, depth + 2), ty_n, tx_n, true);
+    auto left = spread_over_threads(sch, loops_below(sch, copy, copy_depth), ty_n, tx_n, true);
     if (auto* why = std::get_if<std::string>(&left))
       return {false, "the shared tile of " + sch.get(copy) + " is " + *why};
   }
-  // The init has the compute's thread and tile loops (copies); the write-back
-  // one loop per dimension of the block's tile, split the same way.
-  const std::vector<LoopRV> init_loops = loops_below(sch, init, depth + 1);
-  if (init_loops.size() != 4) return {false, "the init is not a thread's tile"};
+  // The copy now reads the pad's buffer: the pad's guard goes into it.
+  if (f.pad) sch.compute_inline(*f.pad);
+  // The init has the compute's thread and tile loops (copies; all four, a
+  // tile of one element too); the write-back one loop per dimension of the
+  // block's tile, split the same way.
+  const std::vector<LoopRV> init_loops = sch.get_loops(init);
+  if (init_loops.size() != depth + 5) return {false, "the init is not a thread's tile"};
   for (size_t l = 0; l < 4; ++l) {
-    const LoopInfo info = sch.loop_info(init_loops[l]);
+    const LoopInfo info = sch.loop_info(init_loops[depth + 1 + l]);
     if (l < 2 && info.kind != ForKind::ThreadBinding)
-      sch.bind(init_loops[l], l == 0 ? "threadIdx.y" : "threadIdx.x");
-    if (l >= 2 && info.kind != ForKind::Unrolled) sch.unroll(init_loops[l]);
+      sch.bind(init_loops[depth + 1 + l], l == 0 ? "threadIdx.y" : "threadIdx.x");
+    if (l >= 2 && info.kind != ForKind::Unrolled) sch.unroll(init_loops[depth + 1 + l]);
   }
   auto left = spread_over_threads(sch, loops_below(sch, cache, depth + 1), ty_n, tx_n, false);
   if (auto* why = std::get_if<std::string>(&left))
@@ -318,12 +441,17 @@ RuleOutcome shared_tiles(Schedule& sch, BlockRV block, const Found& f, const Rul
                      times(bk, j.axis.threads * j.axis.tile) + ", register tile " +
                      times(i.axis.tile, j.axis.tile) + " per thread, " + times(ty_n, tx_n) +
                      " threads per block, " + times(i.axis.blocks(), j.axis.blocks()) + " blocks";
-  if (f.z >= 0 && nest.loops[f.z].extent > 1)
-    note += " x " + std::to_string(nest.loops[f.z].extent) + " on blockIdx.z";
-  return {true, note + " over a " + times(f.rows.extent, f.cols.extent) + " output"};
+  return {true, note + grid_note(nest, f.z, f.batch, times(f.rows.extent, f.cols.extent))};
 }
 
-RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx) {
+// Which of the two forms tile() may take.
+enum class Forms { shared, registers, both };
+
+// The shared-memory form (with `pad` computed in its copy), then the
+// register-only form, as `forms` allows; `no_shared` is why the shared form
+// was not taken when the caller already tried it.
+RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, Forms forms,
+                 std::optional<BlockRV> pad = std::nullopt, std::string no_shared = "") {
   std::string why;
   std::optional<BlockNest> nest = unbound_plain_nest(sch, block, &why);
   if (!nest) return {false, why};
@@ -358,7 +486,6 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx) {
   if (!reuse) return {false, "no operand is shared along the rows or the columns of a tile"};
 
   const GpuModel& gpu = cx.gpu;
-  std::string no_shared;  // why the shared-memory form was not taken
   Axis rows{nest->loops[il].extent}, cols{nest->loops[jl].extent};
   choose(rows, cols, gpu);
   const std::string shape = times(rows.extent, cols.extent);
@@ -379,12 +506,19 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx) {
   if (cols.blocks() > gpu.max_grid_x)
     return {false, "more than " + std::to_string(gpu.max_grid_x) + " blocks of columns"};
 
-  {
+  if (forms != Forms::registers) {
+    // Power-of-two threads where the choice above makes the reduction's step
+    // more than 32 (and under Decisions::Random, whatever the draw gives).
+    auto [shared_rows, shared_cols] = std::pair{rows, cols};
+    if (std::lcm(rows.threads, cols.threads) > kMostStep)
+      std::tie(shared_rows, shared_cols) =
+          power_of_two_threads(rows.extent, cols.extent, z >= 0 ? nest->loops[z].extent : 1, gpu);
     const RuleOutcome shared = on_copy(sch, [&](Schedule& trial) {
-      return shared_tiles(trial, block, Found{*nest, *blk, u, il, jl, z, batch, reduce, rows, cols},
-                          cx);
+      return shared_tiles(
+          trial, block,
+          Found{*nest, *blk, u, il, jl, z, batch, reduce, shared_rows, shared_cols, pad}, cx);
     });
-    if (shared.applied) return shared;
+    if (shared.applied || forms == Forms::shared) return shared;
     no_shared = shared.note;
   }
   const BlockRV cache = sch.cache_write(block, 0, "local");
@@ -431,26 +565,20 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx) {
   std::string note = "register tile " + times(i.axis.tile, j.axis.tile) + " per thread, " +
                      times(i.axis.threads, j.axis.threads) + " threads per block, " +
                      times(i.axis.blocks(), j.axis.blocks()) + " blocks";
-  if (z >= 0 && nest->loops[z].extent > 1)
-    note += " x " + std::to_string(nest->loops[z].extent) + " on blockIdx.z";
-  note += " over a " + shape + " output";
-  int serial = 0;  // other batch loops of more than one iteration
-  for (int b : batch) serial += b != z && nest->loops[b].extent > 1;
-  if (serial > 0)
-    note += ", " + std::to_string(serial) + " batch loop" + (serial > 1 ? "s" : "") +
-            " serial in each thread";
-  return {true, note + " (no shared-memory tiles: " + no_shared + ")"};
+  return {true, note + grid_note(*nest, z, batch, shape) +
+                    " (no shared-memory tiles: " + no_shared + ")"};
 }
 
 }  // namespace
 
-// With a zero pad before the contraction (a convolution's), first with the
-// pad inlined: the threads then test the border in their loads, and the
-// pad's kernel and padded copy are gone. As it is where that fails.
+// With a zero pad before the contraction (a convolution's), the pad's kernel
+// and padded copy go: the shared-memory form computes the pad in its copy of
+// the tile, the register-only form in the threads' loads. As it is where
+// neither applies.
 namespace {
 
 // The CUDA-core forms: shared-memory and register tiles, or register tiles
-// alone, a zero pad producer inlined first where that keeps them.
+// alone, a zero pad producer computed in them where that keeps them.
 RuleOutcome cuda_core_tiles(Schedule& sch, BlockRV block, const RuleContext& cx) {
   std::optional<BlockNest> nest = describe_nest(sch, block);
   const ContractionUpdate u = nest && nest->plain
@@ -458,14 +586,18 @@ RuleOutcome cuda_core_tiles(Schedule& sch, BlockRV block, const RuleContext& cx)
                                   : ContractionUpdate{};
   if (std::optional<BlockRV> pad = u.store ? zero_pad_producer(sch, block, u) : std::nullopt) {
     const std::string name = sch.get(*pad);
+    const RuleOutcome shared =
+        on_copy(sch, [&](Schedule& trial) { return tile(trial, block, cx, Forms::shared, pad); });
+    if (shared.applied)
+      return {true, shared.note + " (its zero pad, block " + name + ", computed in the copy)"};
     const RuleOutcome inlined = on_copy(sch, [&](Schedule& trial) {
       trial.compute_inline(*pad);
-      return tile(trial, block, cx);
+      return tile(trial, block, cx, Forms::registers, std::nullopt, shared.note);
     });
     if (inlined.applied)
       return {true, inlined.note + " (inlined its zero pad, block " + name + ")"};
   }
-  return tile(sch, block, cx);
+  return tile(sch, block, cx, Forms::both);
 }
 
 }  // namespace
