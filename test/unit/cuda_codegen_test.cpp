@@ -135,6 +135,16 @@ TEST_CASE("cuda: tensor-core matmuls under the GPU rules", "[cuda]") {
     REQUIRE(r.blocks.front().note.rfind("tensor cores", 0) == 0);
     add_module_kernels(bundle, label, r.schedule.mod(), true);
   }
+  // Batch matmuls: a batch loop on blockIdx.z, another serial in each block.
+  for (const auto& [label, batch, k, b_batched] :
+       {std::tuple{"f16_batch_shared", std::vector<int64_t>{3, 2}, 64, false},
+        std::tuple{"f16_batch_direct", std::vector<int64_t>{4}, 32, true}}) {
+    few.gpu.fill_blocks = 1;
+    const AutoScheduleResult r =
+        auto_schedule(test::narrow_batch_matmul(batch, 64, 64, k, "float16", b_batched), few);
+    REQUIRE(r.blocks.front().note.rfind("tensor cores", 0) == 0);
+    add_module_kernels(bundle, label, r.schedule.mod(), true);
+  }
   link_and_run(bundle);
 }
 

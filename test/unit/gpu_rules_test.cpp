@@ -729,6 +729,34 @@ TEST_CASE("gpu rules: float16 and bfloat16 matmuls get tensor cores", "[rules][g
                              "several steps of 32)"));
 }
 
+TEST_CASE("gpu rules: batch matmuls get tensor cores, one batch loop on blockIdx.z",
+          "[rules][gpu]") {
+  // Attention's scores x values: both operands batched; the shared form.
+  const IRModule both = test::narrow_batch_matmul({4}, 64, 64, 128, "float16", true);
+  CHECK(report_of(auto_schedule(both, cuda()), "C").note ==
+        "tensor cores (f16 mma 16x16x16, float32 accumulators, shared-memory tiles of 16x32 and "
+        "32x16): 1x1 tiles per warp, 1x1 warps per block, 4x4 blocks x 4 on blockIdx.z over a "
+        "64x64 output");
+  check_gpu_schedule(both, "f16 4x64x64x128");
+  // Activations (2, 3, M, K) by weights (K, N): the longer batch loop on
+  // blockIdx.z, the other serial in each block; the direct form (k of 32).
+  const IRModule weights = test::narrow_batch_matmul({2, 3}, 32, 48, 32, "bfloat16", false);
+  CHECK(report_of(auto_schedule(weights, cuda()), "C").note ==
+        "tensor cores (bf16 mma 16x16x16, float32 accumulators): 1x1 tiles per warp, 1x1 warps "
+        "per block, 2x3 blocks x 3 on blockIdx.z, 2 batches serial in each block over a 32x48 "
+        "output (no shared-memory tiles: the reduction's 32 iterations are not several steps of "
+        "32)");
+  check_gpu_schedule(weights, "bf16 2x3x32x48x32");
+  // The same with k of 64: shared tiles of weights read by every batch.
+  RuleContext few = cuda();
+  few.gpu.fill_blocks = 1;
+  const IRModule shared = test::narrow_batch_matmul({3, 2}, 64, 64, 64, "float16", false);
+  CHECK_THAT(report_of(auto_schedule(shared, few), "C").note,
+             Catch::Contains("shared-memory tiles of 64x32 and 32x64): 2x2 tiles per warp, 2x2 "
+                             "warps per block, 1x1 blocks x 3 on blockIdx.z, 2 batches serial"));
+  check_gpu_schedule(shared, "f16 3x2x64x64x64", 1, 0, few);
+}
+
 TEST_CASE("gpu rules: tensor cores with shared-memory tiles, several warps per block",
           "[rules][gpu]") {
   // Any number of blocks fills this model's GPU: 2x2 warps of 2x2 tiles

@@ -21,12 +21,17 @@
 // is one step of 32 or no multiple of it, the direct form: the warp's loop
 // holds the accumulators, and mma_sync reads A and B from global memory.
 //
+// A batch matmul (batch loops before i, j, k; B batched or not) runs the
+// longest batch loop on blockIdx.z and any other serially in each block,
+// around u (or the warp loops of the direct form).
+//
 // A warp takes 2x2 tiles and a block 2x2 warps where the shape divides so,
 // fewer where that leaves fewer than GpuModel::fill_blocks blocks. The tensor
 // intrinsics decide what matches: where tensorize refuses (another index
 // order, a transposed operand), the caller restores the schedule and
 // gpu-tile-contraction's CUDA-core tiles take the block.
 #include <string>
+#include <vector>
 
 #include "tuner/space/block_nest.h"
 #include "tuner/space/contraction.h"
@@ -66,7 +71,41 @@ struct Plan {
   int64_t k;
   std::string type;  // "f16" or "bf16"
   const BlockNode& block;
+  size_t batch;  // the leading batch loops (nest.loops[batch..] are i, j, k)
+  int z;         // the batch loop on blockIdx.z, or -1
+
+  const NestLoop& loop(size_t l) const { return nest.loops[batch + l]; }
+  // The grid's loops: z, then by and bx (`i0`, `j0`), then the other batch
+  // loops (serial in each block).
+  std::vector<LoopRV> grid(LoopRV i0, LoopRV j0) const {
+    std::vector<LoopRV> out;
+    if (z >= 0) out.push_back(nest.loops[z].rv);
+    out.push_back(i0);
+    out.push_back(j0);
+    for (size_t b = 0; b < batch; ++b)
+      if (static_cast<int>(b) != z) out.push_back(nest.loops[b].rv);
+    return out;
+  }
+  void bind_grid(Schedule& sch, LoopRV i0, LoopRV j0) const {
+    if (z >= 0) sch.bind(nest.loops[z].rv, "blockIdx.z");
+    sch.bind(i0, "blockIdx.y");
+    sch.bind(j0, "blockIdx.x");
+  }
 };
+
+std::vector<LoopRV> concat(std::vector<LoopRV> a, const std::vector<LoopRV>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The last n loops of `b` (its own tile loops, whatever the grid above).
+std::vector<LoopRV> innermost(Schedule& sch, BlockRV b, size_t n) {
+  const std::vector<LoopRV> loops = sch.get_loops(b);
+  if (loops.size() < n)
+    throw ScheduleError("gpu-tensor-core",
+                        "block " + sch.get(b) + " has fewer than " + std::to_string(n) + " loops");
+  return std::vector<LoopRV>(loops.end() - static_cast<long>(n), loops.end());
+}
 
 std::string times(int64_t a, int64_t b) {
   return std::to_string(a) + "x" + std::to_string(b);
@@ -110,14 +149,14 @@ RuleOutcome shared_form(Schedule& sch, BlockRV block, const Plan& p) {
                            rb = read_index(p.block, product->b);
   if (!ra || !rb || *ra == *rb) return {false, "the operands are not two reads"};
   const std::vector<LoopRV> i =
-      sch.split(p.nest.loops[0].rv, {p.rows.blocks(), p.rows.warps, p.rows.per_warp, 16});
+      sch.split(p.loop(0).rv, {p.rows.blocks(), p.rows.warps, p.rows.per_warp, 16});
   const std::vector<LoopRV> j =
-      sch.split(p.nest.loops[1].rv, {p.cols.blocks(), p.cols.warps, p.cols.per_warp, 16});
-  const std::vector<LoopRV> kk = sch.split(p.nest.loops[2].rv, {p.k / bk, bk / 16, 16});
+      sch.split(p.loop(1).rv, {p.cols.blocks(), p.cols.warps, p.cols.per_warp, 16});
+  const std::vector<LoopRV> kk = sch.split(p.loop(2).rv, {p.k / bk, bk / 16, 16});
   const BlockRV acc = sch.cache_write(block, 0, "wmma.accumulator");
-  sch.reorder({i[0], j[0], kk[0], i[1], j[1], kk[1], i[2], j[2], i[3], j[3], kk[2]});
-  sch.bind(i[0], "blockIdx.y");
-  sch.bind(j[0], "blockIdx.x");
+  sch.reorder(
+      concat(p.grid(i[0], j[0]), {kk[0], i[1], j[1], kk[1], i[2], j[2], i[3], j[3], kk[2]}));
+  p.bind_grid(sch, i[0], j[0]);
   sch.bind(i[1], "threadIdx.z");
   sch.bind(j[1], "threadIdx.y");
   const LoopRV unit = sch.add_unit_loop(kk[0]);
@@ -133,33 +172,36 @@ RuleOutcome shared_form(Schedule& sch, BlockRV block, const Plan& p) {
   for (int r : {*ra, *rb}) {
     const BlockRV copy = sch.cache_read(block, r, "shared");
     sch.compute_at(copy, kk[0]);
-    const std::vector<LoopRV> loops = sch.get_loops(copy);
-    if (loops.size() != 6) return {false, "the shared tile of " + sch.get(copy) + " is not 2-D"};
-    const int64_t rows = *sch.loop_info(loops[4]).const_extent;
-    const int64_t cols = *sch.loop_info(loops[5]).const_extent;
+    // The copy's own loops: after the grid, the unit loop and ko, those of
+    // more than one iteration (a batch dimension of the tile has one).
+    std::vector<LoopRV> loops;
+    const std::vector<LoopRV> all = sch.get_loops(copy);
+    for (size_t l = p.grid(i[0], j[0]).size() + 2; l < all.size(); ++l)
+      if (sch.loop_info(all[l]).const_extent.value_or(2) > 1) loops.push_back(all[l]);
+    if (loops.size() != 2) return {false, "the shared tile of " + sch.get(copy) + " is not 2-D"};
+    const int64_t rows = *sch.loop_info(loops[0]).const_extent;
+    const int64_t cols = *sch.loop_info(loops[1]).const_extent;
     const int64_t lane = cols % 32 == 0 ? 32 : cols;  // 16 columns: half the lanes copy
     if (rows % warps != 0 || lane % 16 != 0)
       return {false, "the shared tile of " + sch.get(copy) + " (" + times(rows, cols) +
                          ") does not divide over the warps"};
-    const std::vector<LoopRV> rs = sch.split(loops[4], {p.rows.warps, p.cols.warps, rows / warps});
-    const std::vector<LoopRV> cs = sch.split(loops[5], {cols / lane, lane});
+    const std::vector<LoopRV> rs = sch.split(loops[0], {p.rows.warps, p.cols.warps, rows / warps});
+    const std::vector<LoopRV> cs = sch.split(loops[1], {cols / lane, lane});
     sch.reorder({rs[0], rs[1], cs[1], rs[2], cs[0]});
     sch.bind(rs[0], "threadIdx.z");
     sch.bind(rs[1], "threadIdx.y");
     sch.bind(cs[1], "threadIdx.x");
   }
   sch.tensorize(i[3], "mma_sync_16x16x16_" + p.type + "_f32");
-  // The init: by, bx, u, then the compute's wz, wy, tm, tn, 16, 16.
-  const std::vector<LoopRV> init_loops = sch.get_loops(init);
-  if (init_loops.size() != 9) return {false, "the init is not the warps' tiles"};
-  for (size_t l = 3; l < 5; ++l)
+  // The init: the grid, u, then the compute's wz, wy, tm, tn, 16, 16.
+  const std::vector<LoopRV> init_loops = innermost(sch, init, 6);
+  for (size_t l = 0; l < 2; ++l)
     if (sch.loop_info(init_loops[l]).kind != ForKind::ThreadBinding)
-      sch.bind(init_loops[l], l == 3 ? "threadIdx.z" : "threadIdx.y");
-  sch.tensorize(init_loops[7], "mma_fill_16x16_f32");
-  // The write-back: by, bx, u, then the block's rows and columns.
-  const std::vector<LoopRV> out = sch.get_loops(acc);
-  if (out.size() != 5) return {false, "the write-back is not the block's tile"};
-  sch.tensorize(warp_tiles(sch, out[3], out[4], p, true), "mma_store_16x16_f32");
+      sch.bind(init_loops[l], l == 0 ? "threadIdx.z" : "threadIdx.y");
+  sch.tensorize(init_loops[4], "mma_fill_16x16_f32");
+  // The write-back: the grid, u, then the block's rows and columns.
+  const std::vector<LoopRV> out = innermost(sch, acc, 2);
+  sch.tensorize(warp_tiles(sch, out[0], out[1], p, true), "mma_store_16x16_f32");
   return {true, "tensor cores (" + p.type +
                     " mma 16x16x16, float32 accumulators, shared-memory tiles of " +
                     times(p.rows.warps * p.rows.per_warp * 16, bk) + " and " +
@@ -169,24 +211,23 @@ RuleOutcome shared_form(Schedule& sch, BlockRV block, const Plan& p) {
 // The direct form: no shared memory, the accumulators at the warp's loop.
 RuleOutcome direct_form(Schedule& sch, BlockRV block, const Plan& p) {
   const std::vector<LoopRV> i =
-      sch.split(p.nest.loops[0].rv, {p.rows.blocks(), p.rows.warps, p.rows.per_warp, 16});
+      sch.split(p.loop(0).rv, {p.rows.blocks(), p.rows.warps, p.rows.per_warp, 16});
   const std::vector<LoopRV> j =
-      sch.split(p.nest.loops[1].rv, {p.cols.blocks(), p.cols.warps, p.cols.per_warp, 16});
-  const std::vector<LoopRV> kk = sch.split(p.nest.loops[2].rv, {p.k / 16, 16});
-  sch.reorder({i[0], j[0], i[1], j[1], kk[0], i[2], j[2], i[3], j[3], kk[1]});
-  sch.bind(i[0], "blockIdx.y");
-  sch.bind(j[0], "blockIdx.x");
+      sch.split(p.loop(1).rv, {p.cols.blocks(), p.cols.warps, p.cols.per_warp, 16});
+  const std::vector<LoopRV> kk = sch.split(p.loop(2).rv, {p.k / 16, 16});
+  sch.reorder(concat(p.grid(i[0], j[0]), {i[1], j[1], kk[0], i[2], j[2], i[3], j[3], kk[1]}));
+  p.bind_grid(sch, i[0], j[0]);
   sch.bind(i[1], "threadIdx.z");
   sch.bind(j[1], "threadIdx.y");
   const BlockRV acc = sch.cache_write(block, 0, "wmma.accumulator");
   sch.reverse_compute_at(acc, j[1]);
   const BlockRV init = sch.decompose_reduction(block, kk[0]);
   sch.tensorize(i[3], "mma_sync_16x16x16_" + p.type + "_f32");
-  // The init's loops: the four bound ones, then tm, tn, 16, 16.
-  sch.tensorize(sch.get_loops(init)[6], "mma_fill_16x16_f32");
-  // The write-back's: the four bound ones, then the warp's rows and columns.
-  const std::vector<LoopRV> out = sch.get_loops(acc);
-  sch.tensorize(warp_tiles(sch, out[4], out[5], p, false), "mma_store_16x16_f32");
+  // The init's loops: the grid, the warp's two, then tm, tn, 16, 16.
+  sch.tensorize(innermost(sch, init, 2)[0], "mma_fill_16x16_f32");
+  // The write-back's: the grid, the warp's two, then its rows and columns.
+  const std::vector<LoopRV> out = innermost(sch, acc, 2);
+  sch.tensorize(warp_tiles(sch, out[0], out[1], p, false), "mma_store_16x16_f32");
   return {true,
           "tensor cores (" + p.type + " mma 16x16x16, float32 accumulators): " + tiles_note(p)};
 }
@@ -212,23 +253,44 @@ RuleOutcome gpu_tensor_core(Schedule& sch, BlockRV block, const RuleContext& cx)
     return {false, "sm_" + std::to_string(cx.cpu.target.gpu_sm) + " has no " +
                        (need == 80 ? "bfloat16 " : "") + "tensor cores (sm_" +
                        std::to_string(need) + " and later)"};
-  if (nest->loops.size() != 3 || !nest->loops[0].spatial || !nest->loops[1].spatial ||
-      nest->loops[2].spatial)
-    return {false, "not an i, j, k matmul nest"};
-  const int64_t m = nest->loops[0].extent, n = nest->loops[1].extent, k = nest->loops[2].extent;
+  // Batch loops, then i, j, k.
+  const size_t loops = nest->loops.size();
+  bool batch_spatial = true;
+  for (size_t b = 0; b + 3 < loops; ++b) batch_spatial &= nest->loops[b].spatial;
+  if (loops < 3 || !batch_spatial || !nest->loops[loops - 3].spatial ||
+      !nest->loops[loops - 2].spatial || nest->loops[loops - 1].spatial)
+    return {false, "not a [batch..,] i, j, k matmul nest"};
+  const size_t batch = loops - 3;
+  const int64_t m = nest->loops[batch].extent, n = nest->loops[batch + 1].extent,
+                k = nest->loops[batch + 2].extent;
+  // The longest batch loop is blockIdx.z, the others serial in each block.
+  int z = -1;
+  int64_t batches = 1;
+  for (size_t b = 0; b < batch; ++b) {
+    batches *= nest->loops[b].extent;
+    if (z < 0 || nest->loops[b].extent > nest->loops[z].extent) z = static_cast<int>(b);
+  }
+  if (z >= 0 && nest->loops[z].extent > cx.gpu.max_grid_yz)
+    return {false, "a batch loop of more than " + std::to_string(cx.gpu.max_grid_yz) + " blocks"};
   if (m % 16 || n % 16 || k % 16) return {false, "the extents are not multiples of 16"};
   Split rows = split_tiles(m / 16), cols = split_tiles(n / 16);
   // Fewer warps per block, then fewer tiles per warp, while that gives more blocks.
+  const int64_t grid_z = z >= 0 ? nest->loops[z].extent : 1;
   for (Split* s : {&rows, &cols})
-    if (rows.blocks() * cols.blocks() < cx.gpu.fill_blocks && s->warps > 1) s->warps = 1;
+    if (rows.blocks() * cols.blocks() * grid_z < cx.gpu.fill_blocks && s->warps > 1) s->warps = 1;
   for (Split* s : {&rows, &cols})
-    if (rows.blocks() * cols.blocks() < cx.gpu.fill_blocks && s->per_warp > 1) s->per_warp = 1;
+    if (rows.blocks() * cols.blocks() * grid_z < cx.gpu.fill_blocks && s->per_warp > 1)
+      s->per_warp = 1;
 
-  const Plan p{*nest, rows, cols, k, *ta == DataType::float16() ? "f16" : "bf16", *blk};
+  const Plan p{*nest, rows, cols, k, *ta == DataType::float16() ? "f16" : "bf16", *blk, batch, z};
   const RuleOutcome shared =
       on_copy(sch, [&](Schedule& trial) { return shared_form(trial, block, p); });
   const RuleOutcome out = shared.applied ? shared : direct_form(sch, block, p);
-  return {true, out.note + " over a " + times(m, n) + " output" +
+  std::string grid;
+  if (z >= 0 && grid_z > 1) grid = " x " + std::to_string(grid_z) + " on blockIdx.z";
+  if (batches > grid_z)
+    grid += ", " + std::to_string(batches / grid_z) + " batches serial in each block";
+  return {true, out.note + grid + " over a " + times(m, n) + " output" +
                     (shared.applied ? "" : " (no shared-memory tiles: " + shared.note + ")")};
 }
 

@@ -55,15 +55,18 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
 // (GpuModel::tile_rows x tile_columns, in registers: a "local" cache_write
 // with its init and write-back inside the thread loops, its loops unrolled)
 // around the serial reduction; one batch loop on blockIdx.z, any other
-// serial in each thread. Exact divisors only: a shape with no register tile
-// is left to bind_gpu_threads. A float16/bfloat16 matmul into float32 gets
-// tensor cores instead where gpu_tensor_core applies. Smaller blocks and tiles where there would be
-// fewer than GpuModel::fill_blocks blocks; a zero pad producer (a
-// convolution's) inlined into the loads where the tile still applies.
+// serial in each thread. First with the block's operand tiles staged in
+// shared memory per step of the reduction (a convolution's steps at each
+// window position, its zero pad computed by the copy). Exact divisors only:
+// a shape with no register tile is left to bind_gpu_threads. A
+// float16/bfloat16 (batch) matmul into float32 gets tensor cores instead
+// where gpu_tensor_core applies. Smaller blocks and tiles where there would
+// be fewer than GpuModel::fill_blocks blocks; a zero pad producer (a
+// convolution's) inlined into the loads where only the register tile applies.
 RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx);
 // gpu_tile_contraction's first form, for a matmul C[i, j] += float32(A[i, k])
-// * float32(B[k, j]) of float16 or bfloat16 operands, every extent a multiple
-// of 16: tensor cores (tensorize with the mma_* tensor intrinsics), warps of
+// * float32(B[k, j]) of float16 or bfloat16 operands (batch loops before i
+// allowed), every extent a multiple of 16: tensor cores (tensorize with the mma_* tensor intrinsics), warps of
 // 16x16 accumulator tiles in registers, A and B tiles staged in shared
 // memory each k step of 32 where k is several such steps. Declines with an
 // empty note where the block is no such update into float32 (no reason
