@@ -388,6 +388,15 @@ TEST_CASE("gpu rules: batch matmul, convolution and int8 matmul get register til
   }
 }
 
+// The kernels of f lowered for the GPU: one blockIdx.x loop each.
+size_t kernel_count(const PrimFunc& f) {
+  const std::string lowered = print_func(lower(f, LowerOptions{true}));
+  size_t kernels = 0;
+  for (size_t at = 0; (at = lowered.find("thread=\"blockIdx.x\"", at)) != std::string::npos; ++at)
+    ++kernels;
+  return kernels;
+}
+
 TEST_CASE("gpu rules: a convolution's pad and ReLU run in its kernel", "[rules][gpu]") {
   // The example cnn's first group: pad, conv, relu.
   const IRModule m = import_onnx_module(kSource + "/examples/models/cnn/model.onnx");
@@ -398,14 +407,7 @@ TEST_CASE("gpu rules: a convolution's pad and ReLU run in its kernel", "[rules][
   CHECK(rule_of["pad"] == "inlined");
   CHECK(rule_of["conv"] == "gpu-tile-contraction");
   CHECK(rule_of["relu"] == "gpu-inline-epilogue");
-  // One kernel: one blockIdx.x loop (each kernel has one) in the lowered function.
-  const std::string lowered =
-      print_func(lower(r.schedule.mod().at("conv_relu"), LowerOptions{true}));
-  INFO(lowered);
-  size_t kernels = 0;
-  for (size_t at = 0; (at = lowered.find("thread=\"blockIdx.x\"", at)) != std::string::npos; ++at)
-    ++kernels;
-  CHECK(kernels == 1);
+  CHECK(kernel_count(r.schedule.mod().at("conv_relu")) == 1);
   check_gpu_schedule(m, "cnn", 1);
 }
 
@@ -568,6 +570,51 @@ TEST_CASE("gpu rules: max pooling keeps one output element per thread", "[rules]
   const RuleOutcome o = gpu_tile_contraction(sch, sch.get_block("pool_max"), cuda());
   CHECK_FALSE(o.applied);
   CHECK(o.note == "no operand is shared along the rows or the columns of a tile");
+}
+
+TEST_CASE("gpu rules: a max pool's -inf pad is computed in the pool's loads", "[rules][gpu]") {
+  // ResNet's stem pool: 3x3, stride 2, padding 1 (here on 8x8x16).
+  const IRModule m = parse_module(R"(@T.prim_func
+def main(X: T.Buffer((1, 8, 8, 16), "float32"), Y: T.Buffer((1, 4, 4, 16), "float32")):
+    Xp = T.alloc_buffer((1, 9, 9, 16), "float32")
+    for i0, i1, i2, i3 in T.grid(1, 9, 9, 16):
+        with T.block("pad"):
+            v0, v1, v2, v3 = T.axis.remap("SSSS", [i0, i1, i2, i3])
+            Xp[v0, v1, v2, v3] = T.if_then_else(v1 >= 1 and v1 < 9 and v2 >= 1 and v2 < 9, X[v0, v1 - 1, v2 - 1, v3], T.float32("-inf"))
+    for n, h, w, c, r, s in T.grid(1, 4, 4, 16, 3, 3):
+        with T.block("pool"):
+            vn, vh, vw, vc, vr, vs = T.axis.remap("SSSSRR", [n, h, w, c, r, s])
+            with T.init():
+                Y[vn, vh, vw, vc] = T.float32("-inf")
+            Y[vn, vh, vw, vc] = T.max(Y[vn, vh, vw, vc], Xp[vn, vh * 2 + vr, vw * 2 + vs, vc])
+)",
+                                  "max_pool_pad.tir");
+  const AutoScheduleResult r = auto_schedule(m, cuda());
+  CHECK(report_of(r, "pad").note.rfind(
+            "a pad, computed in the loads of pool (no kernel of its own) [", 0) == 0);
+  CHECK(report_of(r, "pool").rule == "bind-gpu-threads");
+  CHECK(kernel_count(r.schedule.mod().at("main")) == 1);
+  check_gpu_schedule(m, "max pool with a -inf pad");
+}
+
+TEST_CASE("gpu rules: a global average pool, its division and a flatten are one kernel",
+          "[rules][gpu]") {
+  const IRModule m = import_onnx_module(kSource + "/examples/models/cnn/model.onnx");
+  const AutoScheduleResult r = auto_schedule(m, cuda());
+  std::map<std::string, std::string> note_of;
+  for (const BlockReport& b : r.blocks)
+    if (b.func == "global_average_pool_flatten") note_of[b.block] = b.rule + ": " + b.note;
+  CHECK(note_of["global_avg_pool_sum"].rfind("gpu-thread-reduction: rows of 256", 0) == 0);
+  // (Each note goes on with why the rules before did not apply.)
+  CHECK(note_of["global_avg_pool"].rfind("bind-gpu-threads: computed in block "
+                                         "global_avg_pool_sum's kernel, after each output's sum [",
+                                         0) == 0);
+  CHECK(note_of["flatten"].rfind(
+            "bind-gpu-threads: computed in block global_avg_pool's kernel, after each output's "
+            "sum [",
+            0) == 0);
+  CHECK(kernel_count(r.schedule.mod().at("global_average_pool_flatten")) == 1);
+  check_gpu_schedule(m, "cnn", 1, 1e-6);
 }
 
 TEST_CASE("gpu rules: a 7x13 matmul has no register tile and is bound one element per thread",

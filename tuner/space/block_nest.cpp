@@ -55,4 +55,10 @@ std::optional<BlockNest> unbound_plain_nest(Schedule& sch, BlockRV block, std::s
   return std::nullopt;
 }
 
+bool thread_bound(const Schedule& sch, BlockRV block) {
+  for (const LoopInfo& l : sch.loop_nest(block))
+    if (l.kind == ForKind::ThreadBinding) return true;
+  return false;
+}
+
 }  // namespace tirc

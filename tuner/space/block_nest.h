@@ -35,4 +35,7 @@ std::optional<BlockNest> describe_nest(Schedule& sch, BlockRV block);
 // thread-bound loops (another block's binding); nullopt with the reason in *why.
 std::optional<BlockNest> unbound_plain_nest(Schedule& sch, BlockRV block, std::string* why);
 
+// Whether a loop around `block` is bound to a GPU block or thread index.
+bool thread_bound(const Schedule& sch, BlockRV block);
+
 }  // namespace tirc

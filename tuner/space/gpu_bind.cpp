@@ -6,6 +6,15 @@
 // one output element: reduction loops and any loops after the first
 // reduction stay serial inside it. (Contractions and reductions with long
 // rows get gpu_tile_contraction's and gpu_thread_reduction's forms first.)
+//
+// Two blocks get no kernel of their own here. A pad (`P[..] =
+// if_then_else(cond, X[..], c)`, a max pool's -inf border) whose consumers
+// are still unscheduled is computed in their loads (compute_inline): the
+// consumer tests the border instead of a kernel writing a padded copy. An
+// elementwise block with as many iterations as the threads of the producer
+// this rule bound (a global average pool's division and flatten after its
+// sum) is computed by the same threads after the producer's loops
+// (reverse_compute_at): a thread per element either way, one kernel.
 #include <algorithm>
 #include <string>
 
@@ -14,10 +23,99 @@
 
 namespace tirc {
 
+namespace {
+
+// P[..] = if_then_else(cond, X[..], c) with c a constant.
+bool is_pad(const BlockNode& b) {
+  auto* st = b.body.as<BufferStoreNode>();
+  auto* sel = st ? st->value.as<CallNode>() : nullptr;
+  return sel && sel->op == "if_then_else" && sel->args.size() == 3 &&
+         sel->args[1].as<BufferLoadNode>() &&
+         (sel->args[2].as<FloatImmNode>() || sel->args[2].as<IntImmNode>());
+}
+
+// The iterations of a block's data-parallel iteration variables, or -1.
+int64_t data_parallel_iterations(const BlockNode& b) {
+  int64_t work = 1;
+  for (const IterVar& iv : b.iter_vars) {
+    if (iv.kind != IterKind::DataPar) continue;
+    const std::optional<int64_t> extent = as_const_int(iv.dom.extent);
+    if (!extent) return -1;
+    work *= *extent;
+  }
+  return work;
+}
+
+// The iterations of a nest's leading data-parallel loops.
+int64_t leading_work(const BlockNest& nest) {
+  int64_t work = 1;
+  for (const NestLoop& l : nest.loops) {
+    if (!l.spatial) break;
+    work *= l.extent;
+  }
+  return work;
+}
+
+// The pad `block` computed in its consumers' loads; a note, or "" where it
+// has none or one is already scheduled.
+std::string inline_pad(Schedule& sch, BlockRV block, const BlockNest& nest) {
+  if (!is_pad(*nest.realize->block)) return "";
+  const std::vector<BlockRV> consumers = sch.get_consumers(block);
+  std::string names;
+  for (BlockRV c : consumers) {
+    if (thread_bound(sch, c)) return "";
+    names += (names.empty() ? "" : ", ") + sch.get(c);
+  }
+  if (names.empty()) return "";
+  const RuleOutcome o = on_copy(sch, [&](Schedule& trial) {
+    trial.compute_inline(block);
+    return RuleOutcome{true, ""};
+  });
+  return o.applied ? "a pad, computed in the loads of " + names + " (no kernel of its own)" : "";
+}
+
+// `block` computed after its producer's loops in the producer's threads,
+// where one producer is bound by this rule to as many threads as `block`
+// has iterations; a note, or "".
+std::string follow_producer(Schedule& sch, BlockRV block, const BlockNest& nest) {
+  if (nest.loops.empty() || std::any_of(nest.loops.begin(), nest.loops.end(),
+                                        [](const NestLoop& l) { return !l.spatial; }))
+    return "";
+  for (BlockRV p : sch.get_producers(block)) {
+    if (!thread_bound(sch, p)) continue;
+    // The producer's own threads, as many as this block's iterations:
+    // bind_gpu_threads' blockIdx.x x threadIdx.x over the loops it fused, or
+    // gpu_thread_reduction's block per output, whose unit loop holds the
+    // output's final sum.
+    const std::optional<BlockNest> pn = describe_nest(sch, p);
+    if (!pn || pn->loops.size() < 2 || pn->loops[0].loop->thread_tag != "blockIdx.x" ||
+        data_parallel_iterations(*pn->realize->block) != leading_work(nest))
+      continue;
+    const ForNode& second = *pn->loops[1].loop;
+    const bool per_thread = second.thread_tag == "threadIdx.x";
+    const bool per_block = second.for_kind == ForKind::Serial && is_const_int(second.extent, 1);
+    if (!per_thread && !per_block) continue;
+    const LoopRV threads = pn->loops[1].rv;
+    const std::string name = sch.get(p);
+    const RuleOutcome o = on_copy(sch, [&](Schedule& trial) {
+      trial.reverse_compute_at(block, threads);
+      return RuleOutcome{true, ""};
+    });
+    if (o.applied)
+      return per_thread ? "computed in block " + name + "'s threads, after its loops"
+                        : "computed in block " + name + "'s kernel, after each output's sum";
+  }
+  return "";
+}
+
+}  // namespace
+
 RuleOutcome bind_gpu_threads(Schedule& sch, BlockRV block, const RuleContext& cx) {
   std::string why;
   std::optional<BlockNest> nest = unbound_plain_nest(sch, block, &why);
   if (!nest) return {false, why};
+  if (std::string note = inline_pad(sch, block, *nest); !note.empty()) return {true, note};
+  if (std::string note = follow_producer(sch, block, *nest); !note.empty()) return {true, note};
   // The leading data-parallel loops and the iterations they hold.
   size_t lead = 0;
   int64_t work = 1;

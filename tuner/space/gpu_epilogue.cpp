@@ -8,16 +8,6 @@
 
 namespace tirc {
 
-namespace {
-
-bool thread_bound(const Schedule& sch, BlockRV block) {
-  for (const LoopInfo& l : sch.loop_nest(block))
-    if (l.kind == ForKind::ThreadBinding) return true;
-  return false;
-}
-
-}  // namespace
-
 RuleOutcome gpu_inline_epilogue(Schedule& sch, BlockRV block, const RuleContext&) {
   std::string why;
   std::optional<BlockNest> nest = unbound_plain_nest(sch, block, &why);

@@ -893,11 +893,16 @@ std::vector<TensorValue> build_global_pool(OpContext& ctx, bool average) {
                                 [](Expr acc, Expr v) { return max(acc, v); });
     return {TensorValue::of_buffer(y, out_shape)};
   }
-  ctx.kernel().emit_reduction("global_avg_pool_sum", y, reduce, zero_of(t), read,
+  // The sums in a buffer of their own, not divided in place in y: the
+  // division then reads what the sum wrote and writes what it does not read,
+  // so that a schedule can compute it where each sum is complete (the GPU
+  // rules: in the sum's thread, one kernel).
+  Buffer sum = ctx.kernel().alloc(y->name + "_sum", t, out_shape);
+  ctx.kernel().emit_reduction("global_avg_pool_sum", sum, reduce, zero_of(t), read,
                               [](Expr acc, Expr v) { return acc + v; });
   double count = static_cast<double>(product(reduce));
-  ctx.kernel().emit_elementwise("global_avg_pool", y, [y, t, count](const Indices& i) {
-    return make_load(y, i) / make_const(t, count);
+  ctx.kernel().emit_elementwise("global_avg_pool", y, [sum, t, count](const Indices& i) {
+    return make_load(sum, i) / make_const(t, count);
   });
   return {TensorValue::of_buffer(y, out_shape)};
 }
