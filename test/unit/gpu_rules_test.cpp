@@ -642,6 +642,24 @@ TEST_CASE("gpu rules: a 7x13 matmul has no register tile and is bound one elemen
   CHECK(b.rule == "bind-gpu-threads");
   CHECK(b.note.find("[gpu-tile-contraction no register tile") != std::string::npos);
   check_gpu_schedule(m, "matmul 7x13");
+  // A 1x1000 GEMV (a classifier's last layer): tiles of 4 columns would
+  // leave blocks of 10 threads (1000 / 4 = 250 = 10 x 25); the rules after
+  // take it (a block per output sharing its row, here).
+  const IRModule gemv = parse_module(
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((1, 512), \"float32\"), B: T.Buffer((512, 1000), \"float32\"),\n"
+      "         C: T.Buffer((1, 1000), \"float32\")):\n"
+      "    for i, j, k in T.grid(1, 1000, 512):\n"
+      "        with T.block(\"C\"):\n"
+      "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+      "            with T.init():\n"
+      "                C[vi, vj] = T.float32(0)\n"
+      "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n",
+      "gemv1000.tir");
+  Schedule gs(gemv);
+  const RuleOutcome go = gpu_tile_contraction(gs, gs.get_block("C"), cuda());
+  CHECK_FALSE(go.applied);
+  CHECK(go.note == "no register tile for a 1x1000 output in blocks of at least 32 threads");
 }
 
 TEST_CASE("gpu rules: random register tiles of a matmul compute the same", "[rules][gpu]") {

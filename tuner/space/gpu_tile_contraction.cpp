@@ -489,7 +489,9 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, Forms form
   Axis rows{nest->loops[il].extent}, cols{nest->loops[jl].extent};
   choose(rows, cols, gpu);
   const std::string shape = times(rows.extent, cols.extent);
-  if (rows.tile * cols.tile == 1)
+  // A block of less than a warp leaves the rest of the warp idle (a 1x1000
+  // GEMV would be 25 blocks of 10 threads): one element per thread instead.
+  if (rows.tile * cols.tile == 1 || rows.threads * cols.threads < gpu.warp_size)
     return {false, "no register tile for a " + shape + " output in blocks of at least " +
                        std::to_string(gpu.warp_size) + " threads"};
   // One batch loop, the longest, is blockIdx.z; the others are serial in each
