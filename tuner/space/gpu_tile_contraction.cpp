@@ -509,8 +509,8 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, Forms form
     return {false, "more than " + std::to_string(gpu.max_grid_x) + " blocks of columns"};
 
   if (forms != Forms::registers) {
-    // Power-of-two threads where the choice above makes the reduction's step
-    // more than 32 (and under Decisions::Random, whatever the draw gives).
+    // Power-of-two threads where the choice above would make the reduction's
+    // step more than 32 (under Decisions::Random the draw decides, as below).
     auto [shared_rows, shared_cols] = std::pair{rows, cols};
     if (std::lcm(rows.threads, cols.threads) > kMostStep)
       std::tie(shared_rows, shared_cols) =
