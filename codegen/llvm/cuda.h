@@ -31,8 +31,12 @@
 // loops when either runs threadIdx loops or is such a store, and at the end
 // of each iteration of a serial loop outside some threadIdx loops that
 // encloses threadIdx loops (the next iteration may overwrite what this one
-// read). A barrier inside a threadIdx loop shorter than the launch (guarded)
-// is refused, as not every thread would reach it. The steps of a tree
+// read). The threads that wait are those along the unbound axes; where that
+// is threadIdx.x alone, launched with 32 threads (a tensor-core kernel's warp
+// operations inside its threadIdx.y/z loops), they are one warp, which waits
+// at bar.warp.sync instead of the whole block. A barrier inside a threadIdx
+// loop shorter than the launch (guarded) is refused, as not every thread
+// would reach it. The steps of a tree
 // reduction that fit in a warp (passes/tree_reductions.cpp's, at block level,
 // 16 pairs down to one) run in the block's first warp as warp shuffles with
 // the same result and no barriers (cuda_warp_tree.cpp). Warp matrix

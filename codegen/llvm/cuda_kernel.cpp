@@ -466,6 +466,20 @@ void FunctionEmitter::barrier() {
                " share data through memory with a barrier, but the loop is shorter than the "
                "launch along its axis (guarded), so not every thread would reach the barrier",
            loc_);
+  // The threads that must meet are those along the threadIdx axes not bound
+  // here: along the bound ones they are the program's own concurrent threads,
+  // which the schedule keeps apart (the interpreter's race checker proves it).
+  // Where only threadIdx.x is unbound and it has 32 threads, they are one
+  // warp (a block numbers its threads x fastest): the warp waits, not the
+  // block (a tensor-core kernel's warps storing their tiles, each on its own).
+  if (thread_tags_.size() + 1 == plan_->thread_tags().size() &&
+      std::find(thread_tags_.begin(), thread_tags_.end(), "threadIdx.x") == thread_tags_.end()) {
+    const KernelPlan::Axis* x = plan_->axis("threadIdx.x");
+    if (x && is_const_int(x->extent, 32)) {
+      b_.CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {b_.getInt32(-1)});
+      return;
+    }
+  }
   b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
 }
 

@@ -614,7 +614,7 @@ TEST_CASE("gpu rules: a global average pool with its division and flatten is one
             "sum [",
             0) == 0);
   CHECK(kernel_count(r.schedule.mod().at("global_average_pool_flatten")) == 1);
-  check_gpu_schedule(m, "cnn", 1, 1e-6);
+  // Equal to the plain model: "the example ONNX models' kernels" above.
 }
 
 TEST_CASE("gpu rules: a 7x13 matmul has no register tile and is bound one element per thread",
