@@ -55,6 +55,14 @@ std::optional<BlockNest> unbound_plain_nest(Schedule& sch, BlockRV block, std::s
   return std::nullopt;
 }
 
+std::vector<LoopRV> loops_below(Schedule& sch, BlockRV b, size_t depth) {
+  std::vector<LoopRV> out;
+  const std::vector<LoopRV> loops = sch.get_loops(b);
+  for (size_t l = depth; l < loops.size(); ++l)
+    if (sch.loop_info(loops[l]).const_extent.value_or(2) > 1) out.push_back(loops[l]);
+  return out;
+}
+
 bool thread_bound(const Schedule& sch, BlockRV block) {
   for (const LoopInfo& l : sch.loop_nest(block))
     if (l.kind == ForKind::ThreadBinding) return true;

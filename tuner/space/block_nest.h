@@ -35,6 +35,10 @@ std::optional<BlockNest> describe_nest(Schedule& sch, BlockRV block);
 // thread-bound loops (another block's binding); nullopt with the reason in *why.
 std::optional<BlockNest> unbound_plain_nest(Schedule& sch, BlockRV block, std::string* why);
 
+// The loops of `b` after its first `depth`, those of more than one iteration
+// (a tile's own loops, without the unit ones its region's other dimensions give).
+std::vector<LoopRV> loops_below(Schedule& sch, BlockRV b, size_t depth);
+
 // Whether a loop around `block` is bound to a GPU block or thread index.
 bool thread_bound(const Schedule& sch, BlockRV block);
 

@@ -46,16 +46,6 @@ int64_t data_parallel_iterations(const BlockNode& b) {
   return work;
 }
 
-// The iterations of a nest's leading data-parallel loops.
-int64_t leading_work(const BlockNest& nest) {
-  int64_t work = 1;
-  for (const NestLoop& l : nest.loops) {
-    if (!l.spatial) break;
-    work *= l.extent;
-  }
-  return work;
-}
-
 // The pad `block` computed in its consumers' loads; a note, or "" where it
 // has none or one is already scheduled.
 std::string inline_pad(Schedule& sch, BlockRV block, const BlockNest& nest) {
@@ -74,13 +64,10 @@ std::string inline_pad(Schedule& sch, BlockRV block, const BlockNest& nest) {
   return o.applied ? "a pad, computed in the loads of " + names + " (no kernel of its own)" : "";
 }
 
-// `block` computed after its producer's loops in the producer's threads,
-// where one producer is bound by this rule to as many threads as `block`
-// has iterations; a note, or "".
-std::string follow_producer(Schedule& sch, BlockRV block, const BlockNest& nest) {
-  if (nest.loops.empty() || std::any_of(nest.loops.begin(), nest.loops.end(),
-                                        [](const NestLoop& l) { return !l.spatial; }))
-    return "";
+// `block`, elementwise with `work` iterations, computed after its
+// producer's loops in the producer's threads, where one producer is bound
+// to as many threads; a note, or "".
+std::string follow_producer(Schedule& sch, BlockRV block, int64_t work) {
   for (BlockRV p : sch.get_producers(block)) {
     if (!thread_bound(sch, p)) continue;
     // The producer's own threads, as many as this block's iterations:
@@ -89,7 +76,7 @@ std::string follow_producer(Schedule& sch, BlockRV block, const BlockNest& nest)
     // output's final sum.
     const std::optional<BlockNest> pn = describe_nest(sch, p);
     if (!pn || pn->loops.size() < 2 || pn->loops[0].loop->thread_tag != "blockIdx.x" ||
-        data_parallel_iterations(*pn->realize->block) != leading_work(nest))
+        data_parallel_iterations(*pn->realize->block) != work)
       continue;
     const ForNode& second = *pn->loops[1].loop;
     const bool per_thread = second.thread_tag == "threadIdx.x";
@@ -115,7 +102,6 @@ RuleOutcome bind_gpu_threads(Schedule& sch, BlockRV block, const RuleContext& cx
   std::optional<BlockNest> nest = unbound_plain_nest(sch, block, &why);
   if (!nest) return {false, why};
   if (std::string note = inline_pad(sch, block, *nest); !note.empty()) return {true, note};
-  if (std::string note = follow_producer(sch, block, *nest); !note.empty()) return {true, note};
   // The leading data-parallel loops and the iterations they hold.
   size_t lead = 0;
   int64_t work = 1;
@@ -126,6 +112,8 @@ RuleOutcome bind_gpu_threads(Schedule& sch, BlockRV block, const RuleContext& cx
     work = extent > 0 && work > most / extent ? most + 1 : work * extent;  // no overflow
   }
   if (lead == 0) return {false, "no data-parallel outer loop to bind to threads"};
+  if (lead == nest->loops.size())
+    if (std::string note = follow_producer(sch, block, work); !note.empty()) return {true, note};
   if (work == 0) return {false, "no iterations"};
   if (work > most)
     return {false, "more than " + std::to_string(gpu.max_grid_x) + " blocks of " +

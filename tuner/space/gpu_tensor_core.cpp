@@ -174,10 +174,7 @@ RuleOutcome shared_form(Schedule& sch, BlockRV block, const Plan& p) {
     sch.compute_at(copy, kk[0]);
     // The copy's own loops: after the grid, the unit loop and ko, those of
     // more than one iteration (a batch dimension of the tile has one).
-    std::vector<LoopRV> loops;
-    const std::vector<LoopRV> all = sch.get_loops(copy);
-    for (size_t l = p.grid(i[0], j[0]).size() + 2; l < all.size(); ++l)
-      if (sch.loop_info(all[l]).const_extent.value_or(2) > 1) loops.push_back(all[l]);
+    const std::vector<LoopRV> loops = loops_below(sch, copy, p.grid(i[0], j[0]).size() + 2);
     if (loops.size() != 2) return {false, "the shared tile of " + sch.get(copy) + " is not 2-D"};
     const int64_t rows = *sch.loop_info(loops[0]).const_extent;
     const int64_t cols = *sch.loop_info(loops[1]).const_extent;

@@ -280,15 +280,6 @@ int read_index(const BlockNode& block, const Buffer& b) {
   throw ScheduleError("gpu-tile-contraction", "operand " + b->name + " is not among the reads");
 }
 
-// The loops of `b` after the first `depth` with more than one iteration.
-std::vector<LoopRV> loops_below(Schedule& sch, BlockRV b, size_t depth) {
-  std::vector<LoopRV> out;
-  const std::vector<LoopRV> loops = sch.get_loops(b);
-  for (size_t l = depth; l < loops.size(); ++l)
-    if (sch.loop_info(loops[l]).const_extent.value_or(2) > 1) out.push_back(loops[l]);
-  return out;
-}
-
 // [outer, inner] over the block's threads: outer split by `rows` threads
 // (threadIdx.y), inner by `cols` (threadIdx.x), each thread's remaining
 // iterations inside; the inner threads run along the contiguous index.
