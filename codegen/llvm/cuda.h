@@ -49,10 +49,10 @@
 // Shared memory is 128-byte aligned.
 //
 // The object carries the kernels as PTX and, where tirc was built with the
-// toolkit's ptxas, as a cubin for the --mcpu GPU too (cuda_cubin.h). The
-// first call of any function of the object (under a lock) loads the cubin,
-// or where the GPU or driver refuses it the PTX (the driver compiles it),
-// into the calling thread's current CUDA context
+// toolkit's ptxas and fatbinary, as a cubin for the --mcpu GPU too, both in
+// one fat binary (cuda_cubin.h). The first call of any function of the
+// object (under a lock) loads it, the driver taking the cubin on that GPU
+// and compiling the PTX on any other, into the calling thread's current CUDA context
 // (cuModuleLoadData; the caller makes a context current, e.g. with
 // cuCtxSetCurrent or the runtime API's cudaSetDevice) and copies the module
 // constants to device memory; later calls reuse both. Objects link with -lcuda.

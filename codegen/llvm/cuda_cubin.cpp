@@ -55,25 +55,20 @@ std::string ptxas_path() {
 #endif
 }
 
-std::optional<std::string> assemble_cubin(const std::string& ptx, const std::string& sm,
-                                          std::string* why) {
-  const std::string ptxas = ptxas_path();
-  auto fail = [&](const std::string& reason) -> std::optional<std::string> {
-    if (why) *why = reason;
-    return std::nullopt;
-  };
-  if (ptxas.empty()) return fail("tirc was built without the CUDA toolkit's ptxas");
-  if (access(ptxas.c_str(), X_OK) != 0) return fail(ptxas + " is not there any more");
-  TempDir dir;
-  if (dir.path().empty()) return fail("no temporary directory for ptxas");
-  const std::filesystem::path in = dir.path() / "kernels.ptx", out = dir.path() / "kernels.cubin",
-                              log = dir.path() / "ptxas.log";
-  {
-    std::ofstream f(in, std::ios::binary);
-    f << ptx;
-    if (!f) return fail("cannot write " + in.string());
-  }
-  std::vector<std::string> args = {ptxas, "-arch=" + sm, "-O3", in.string(), "-o", out.string()};
+std::string fatbinary_path() {
+#ifdef TIRC_FATBINARY
+  return TIRC_FATBINARY;
+#else
+  return "";
+#endif
+}
+
+namespace {
+
+// Runs `args` (the tool first) with its output in `log`; "" or why it failed
+// (the log's first line).
+std::string run_tool(std::vector<std::string> args, const std::filesystem::path& log) {
+  const std::string tool = std::filesystem::path(args.front()).filename().string();
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -82,20 +77,74 @@ std::optional<std::string> assemble_cubin(const std::string& ptx, const std::str
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT, 0600);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, ptxas.c_str(), &actions, nullptr, argv.data(), environ);
+  const int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return fail("cannot run " + ptxas);
+  if (spawned != 0) return "cannot run " + args.front();
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return fail("lost " + ptxas);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::string message = slurp(log);
-    if (const size_t nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
-    return fail("ptxas failed" + (message.empty() ? std::string() : ": " + message));
+    if (errno != EINTR) return "lost " + args.front();
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  std::string message = slurp(log);
+  if (const size_t nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
+  return tool + " failed" + (message.empty() ? std::string() : ": " + message);
+}
+
+// ptx assembled into dir/kernels.cubin; "" or why not.
+std::string ptxas_into(const std::filesystem::path& dir, const std::string& ptx,
+                       const std::string& sm) {
+  const std::string ptxas = ptxas_path();
+  if (ptxas.empty()) return "tirc was built without the CUDA toolkit's ptxas";
+  if (access(ptxas.c_str(), X_OK) != 0) return ptxas + " is not there any more";
+  if (dir.empty()) return "no temporary directory for ptxas";
+  {
+    std::ofstream f(dir / "kernels.ptx", std::ios::binary);
+    f << ptx;
+    if (!f) return "cannot write " + (dir / "kernels.ptx").string();
   }
-  std::string cubin = slurp(out);
-  if (cubin.empty()) return fail("ptxas wrote no cubin");
-  return cubin;
+  if (std::string failed = run_tool({ptxas, "-arch=" + sm, "-O3", (dir / "kernels.ptx").string(),
+                                     "-o", (dir / "kernels.cubin").string()},
+                                    dir / "ptxas.log");
+      !failed.empty())
+    return failed;
+  if (slurp(dir / "kernels.cubin").empty()) return "ptxas wrote no cubin";
+  return "";
+}
+
+}  // namespace
+
+std::optional<std::string> assemble_cubin(const std::string& ptx, const std::string& sm,
+                                          std::string* why) {
+  TempDir dir;
+  if (std::string failed = ptxas_into(dir.path(), ptx, sm); !failed.empty()) {
+    if (why) *why = failed;
+    return std::nullopt;
+  }
+  return slurp(dir.path() / "kernels.cubin");
+}
+
+std::optional<std::string> cuda_fat_binary(const std::string& ptx, const std::string& sm,
+                                           std::string* why) {
+  auto fail = [&](const std::string& reason) -> std::optional<std::string> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  const std::string fatbinary = fatbinary_path();
+  if (fatbinary.empty()) return fail("tirc was built without the CUDA toolkit's fatbinary");
+  if (access(fatbinary.c_str(), X_OK) != 0) return fail(fatbinary + " is not there any more");
+  TempDir dir;
+  if (std::string failed = ptxas_into(dir.path(), ptx, sm); !failed.empty()) return fail(failed);
+  const std::string arch = sm.substr(sm.find('_') + 1);  // "sm_90" -> "90"
+  const std::filesystem::path out = dir.path() / "kernels.fatbin";
+  if (std::string failed = run_tool(
+          {fatbinary, "-64", "--create=" + out.string(),
+           "--image3=kind=elf,sm=" + arch + ",file=" + (dir.path() / "kernels.cubin").string(),
+           "--image3=kind=ptx,sm=" + arch + ",file=" + (dir.path() / "kernels.ptx").string()},
+          dir.path() / "fatbinary.log");
+      !failed.empty())
+    return fail(failed);
+  std::string image = slurp(out);
+  if (image.empty()) return fail("fatbinary wrote nothing");
+  return image;
 }
 
 }  // namespace tirc

@@ -62,13 +62,13 @@ CudaModules build_cuda(const std::vector<FunctionToCompile>& functions, const Ll
   if (output == LlvmOutput::ir) out.device_ir = print_module(device);
   out.ptx = emit_machine_code(device, *device_tm, LlvmOutput::assembly);
   if (output == LlvmOutput::assembly) return out;
-  std::string cubin, why = "not asked for";
+  std::string fat, why = "not asked for";
   if (options.cuda_cubin)
-    cubin = assemble_cubin(out.ptx, options.target.cpu, &why).value_or(std::string());
-  st.cuda_binary = cubin.empty() ? "PTX only (" + why + ")"
-                                 : "PTX and a cubin for " + options.target.cpu + " (" +
-                                       std::to_string(cubin.size()) + " bytes)";
-  llvm_gen::emit_cuda_loader(host_state, out.ptx, cubin);
+    fat = cuda_fat_binary(out.ptx, options.target.cpu, &why).value_or(std::string());
+  st.cuda_binary = fat.empty() ? "PTX only (" + why + ")"
+                               : "PTX and a cubin for " + options.target.cpu +
+                                     " in a fat binary (" + std::to_string(fat.size()) + " bytes)";
+  llvm_gen::emit_cuda_loader(host_state, fat.empty() ? out.ptx : fat, !fat.empty());
   verify(host);
   optimize(host, *host_tm, 2);
   return out;

@@ -208,7 +208,7 @@ llvm::Value* FunctionEmitter::device_constant(const AllocateConstNode& a) {
                            a.buffer_var->name);
 }
 
-void emit_cuda_loader(ModuleState& host, const std::string& ptx, const std::string& cubin) {
+void emit_cuda_loader(ModuleState& host, const std::string& image_bytes, bool fat) {
   llvm::LLVMContext& c = host.context;
   CudaState& cuda = *host.cuda;
   llvm::Function* fn = cuda.loader;
@@ -220,9 +220,11 @@ void emit_cuda_loader(ModuleState& host, const std::string& ptx, const std::stri
   };
   llvm::GlobalVariable* loaded = global_i32("tirc_cuda_loaded");
   llvm::GlobalVariable* lock = global_i32("tirc_cuda_lock");
-  llvm::Constant* text = llvm::ConstantDataArray::getString(c, ptx, true);
-  auto* image = add_global(host.module, text->getType(), true, llvm::GlobalValue::PrivateLinkage,
-                           text, "tirc_cuda_ptx");
+  // PTX is text the driver reads to its NUL; a fat binary's header gives its size.
+  llvm::Constant* bytes = llvm::ConstantDataArray::getString(c, image_bytes, !fat);
+  auto* image = add_global(host.module, bytes->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                           bytes, fat ? "tirc_cuda_fatbin" : "tirc_cuda_ptx");
+  if (fat) image->setAlignment(llvm::Align(16));
   auto* module_cell =
       add_global(host.module, b.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
                  llvm::ConstantPointerNull::get(b.getPtrTy()), "tirc_cuda_module");
@@ -276,25 +278,9 @@ void emit_cuda_loader(ModuleState& host, const std::string& ptx, const std::stri
     unlock_and_return(status);
     b.SetInsertPoint(ok);
   };
-  if (!cubin.empty()) {
-    // Machine code for the GPU it was made for; any other GPU (or driver)
-    // refuses it and compiles the PTX instead.
-    llvm::Constant* bytes = llvm::ConstantDataArray::getString(c, cubin, false);
-    auto* binary = add_global(host.module, bytes->getType(), true,
-                              llvm::GlobalValue::PrivateLinkage, bytes, "tirc_cuda_cubin");
-    binary->setAlignment(llvm::Align(16));
-    llvm::Value* status =
-        b.CreateCall(driver_function(host, "cuModuleLoadData"), {module_cell, binary});
-    llvm::BasicBlock* from_ptx = block("ptx");
-    llvm::BasicBlock* loaded_cubin = block("cubin.ok");
-    b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), from_ptx, loaded_cubin);
-    b.SetInsertPoint(from_ptx);
-    checked("cuModuleLoadData", {module_cell, image});
-    b.CreateBr(loaded_cubin);
-    b.SetInsertPoint(loaded_cubin);
-  } else {
-    checked("cuModuleLoadData", {module_cell, image});
-  }
+  // The driver takes the fat binary's machine code on the GPU it was made
+  // for and compiles its PTX on any other.
+  checked("cuModuleLoadData", {module_cell, image});
   llvm::Value* module = b.CreateLoad(b.getPtrTy(), module_cell);
   for (const CudaState::Kernel& k : cuda.kernels)
     checked("cuModuleGetFunction", {k.slot, module, b.CreateGlobalStringPtr(k.name)});

@@ -15,7 +15,9 @@
 // values in the same order, so the result is bit for bit the loops'. Each
 // lane stores its value after the last step that changes its P[b + l]
 // (the one of h > l >= h / 2; lane 0 after the last), which leaves P as
-// the loops leave it: no reader of P needs to be known.
+// the loops leave it: no reader of P needs to be known. Where 2h is under
+// a warp, the lanes past it read what lower lanes write, so the warp
+// synchronizes (bar.warp.sync) between the loads and the stores.
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
 #include "codegen/llvm/cuda_emitter.h"
@@ -130,6 +132,12 @@ void FunctionEmitter::warp_tree(const WarpTree& tree) {
   }
   unbind(mine);
   unbind(theirs);
+  // Lanes at or past 2h read elements that lanes below h now overwrite. The
+  // shuffles make every lane wait for the others but order no memory, so the
+  // warp synchronizes before the stores (compute-sanitizer's racecheck
+  // reported this as a hazard on an H200).
+  if (2 * tree.first_half < kWarp)
+    b_.CreateIntrinsic(Intrinsic::nvvm_bar_warp_sync, {}, {b_.getInt32(-1)});
   BasicBlock* write = new_block("warp_tree.store");
   b_.CreateCondBr(b_.CreateICmpULT(x, b_.getInt32(tree.first_half)), write, done);
   b_.SetInsertPoint(write);

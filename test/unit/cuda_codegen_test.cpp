@@ -592,14 +592,17 @@ TEST_CASE("cuda: objects carry a cubin beside the PTX where tirc was built with 
                                         at)) != std::string::npos;
        ++at)
     ++elf_images;
-  if (ptxas_path().empty()) {
-    CHECK(stats.cuda_binary == "PTX only (tirc was built without the CUDA toolkit's ptxas)");
+  if (ptxas_path().empty() || fatbinary_path().empty()) {
+    CHECK(stats.cuda_binary.rfind("PTX only (tirc was built without the CUDA toolkit's ", 0) == 0);
     CHECK(elf_images == 1);
     return;
   }
   INFO(stats.cuda_binary);
-  CHECK(stats.cuda_binary.rfind("PTX and a cubin for sm_90 (", 0) == 0);
-  CHECK(elf_images == 2);  // the object, and the cubin inside it
+  CHECK(stats.cuda_binary.rfind("PTX and a cubin for sm_90 in a fat binary (", 0) == 0);
+  CHECK(elf_images == 2);  // the object, and the cubin inside the fat binary
+  // The fat binary's magic (0xba55ed50, little-endian) and its PTX.
+  CHECK(object.find("\x50\xed\x55\xba") != std::string::npos);
+  CHECK(object.find(".visible .entry") == std::string::npos);  // the PTX is compressed
   // Without: the PTX alone.
   options.cuda_cubin = false;
   generate_llvm({{"relu_main", lower(s.at("main"), kGpu), "main"}}, options, LlvmOutput::object,
