@@ -323,7 +323,7 @@ class Box {
     std::vector<int64_t> high(k, 0);
     arith::LinearForm out(index_type_);
     for (const auto& [v, coef] : s->inner) {
-      const LoopRange& r = range(v);
+      const LoopRange r = range(v);
       if (r.extent == 1) continue;  // its single value is already in the constant
       size_t g = k;
       for (size_t j = k; j-- > 0;)
@@ -351,7 +351,28 @@ class Box {
   }
 
  private:
-  const LoopRange& range(const Expr& v) const { return ranges_.at(v.as<VarNode>()); }
+  // Only for terms split() took, which all have one.
+  LoopRange range(const Expr& v) const { return term_range(v).value_or(LoopRange{0, 1}); }
+
+  // A term's values: an inner loop variable's range, or for a digit of one
+  // (v // c, v % c of a loop v from 0 over a multiple of c: what fusing and
+  // splitting loops leaves) the digit's; nullopt for any other term.
+  std::optional<LoopRange> term_range(const Expr& term) const {
+    if (auto* v = term.as<VarNode>()) {
+      auto it = ranges_.find(v);
+      if (it == ranges_.end()) return std::nullopt;
+      return it->second;
+    }
+    auto* f = term.as<BinaryNode>();
+    if (!f || (f->kind != ExprKind::FloorDiv && f->kind != ExprKind::FloorMod)) return std::nullopt;
+    auto* v = f->a.as<VarNode>();
+    const std::optional<int64_t> c = as_const_int(f->b);
+    if (!v || !c || *c <= 0 || !inner_.count(v)) return std::nullopt;
+    auto it = ranges_.find(v);
+    if (it == ranges_.end() || it->second.min != 0 || it->second.extent % *c != 0)
+      return std::nullopt;
+    return LoopRange{0, f->kind == ExprKind::FloorDiv ? it->second.extent / *c : *c};
+  }
 
   // The group whose stride is the largest at most coef, when it divides coef.
   std::optional<size_t> group_of(int64_t coef) const {
@@ -367,14 +388,13 @@ class Box {
     s.constant = form.constant;
     for (const arith::LinearTerm& t : form.terms) {
       auto* v = t.term.as<VarNode>();
-      if (!v) return std::nullopt;
-      if (!inner_.count(v)) {
+      if (v && !inner_.count(v)) {
         s.base[v] += t.coef;
         continue;
       }
-      auto it = ranges_.find(v);
-      if (it == ranges_.end() || t.coef <= 0) return std::nullopt;
-      s.constant += t.coef * it->second.min;
+      const std::optional<LoopRange> r = term_range(t.term);
+      if (!r || t.coef <= 0) return std::nullopt;
+      s.constant += t.coef * r->min;
       s.inner.emplace_back(t.term, t.coef);
     }
     std::erase_if(s.base, [](const auto& kv) { return kv.second == 0; });

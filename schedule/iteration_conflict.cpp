@@ -62,6 +62,7 @@ class Separation {
       if (mw.size() == ma.size() && mw.size() < w.box.size())
         for (size_t d = 0; d < mw.size(); ++d)
           if (dimension_apart(mw[d], ma[d])) return true;
+      if (rows_apart(w, a)) return true;
     }
     if (w.buffer->dtype != a.buffer->dtype) return false;
     std::optional<Range> fw = flat(w), fa = flat(a);
@@ -133,11 +134,53 @@ class Separation {
     const arith::i128 wmax = *ew.max, amax = *ea.max;
     const arith::i128 c = *cw < 0 ? -static_cast<arith::i128>(*cw) : static_cast<arith::i128>(*cw);
     if (c != 0 && wmax == 1 && amax == 1 && interleaved_apart(fw, c)) return true;
+    if (c != 0 && wmax == 1 && amax == 1 && digits_apart(fw, c)) return true;
     ConstIntBound diff = az_.const_int_bound(az_.simplify(arith::emit(fw)));
     if (!diff.min || !diff.max) return false;
     const arith::i128 lo = *diff.min, hi = *diff.max;
     if (c == 0) return lo >= amax || hi <= -wmax;
     return lo >= amax - c && hi <= c - wmax;
+  }
+
+  // Single elements c*v + R and c*v' + R' where R - R' is sum of d*(x - x')
+  // over inner loop variables x (each with its twin, nothing else): the
+  // element is one linear function of v and the inner variables in both
+  // iterations. Where its coefficients, sorted by size, each exceed the
+  // reach of all smaller ones (sum of |d| * (x's span)), they are the digits
+  // of a mixed-radix number: the function is injective, and v != v' gives
+  // distinct elements whatever the inner variables are. A loop that is a
+  // middle digit of fused and split loops is this (a tile copied by threads
+  // z, y, x with a serial loop outside them in the index, inside in the nest).
+  bool digits_apart(const arith::LinearForm& diff, arith::i128 c) const {
+    if (!extent_ || diff.constant != 0) return false;
+    std::vector<std::pair<arith::i128, arith::i128>> digits = {{c, *extent_ - 1}};
+    std::unordered_map<const VarNode*, std::pair<Expr, int64_t>> own;
+    std::unordered_map<const VarNode*, int64_t> twinned;
+    for (const arith::LinearTerm& t : diff.terms) {
+      auto* x = t.term.as<VarNode>();
+      if (!x) return false;
+      if (twins_.count(x)) {
+        own.try_emplace(x, t.term, 0).first->second.second += t.coef;
+      } else {
+        twinned[x] += t.coef;
+      }
+    }
+    for (const auto& [x, term] : own) {
+      const auto& [var, coef] = term;
+      auto it = twinned.find(twin_var(x).get());
+      if (it == twinned.end() || it->second != -coef) return false;
+      const ConstIntBound b = az_.const_int_bound(var);
+      if (!b.min || !b.max) return false;
+      digits.push_back({coef < 0 ? -arith::i128{coef} : arith::i128{coef}, *b.max - *b.min});
+    }
+    if (twinned.size() != own.size()) return false;
+    std::sort(digits.begin(), digits.end());
+    arith::i128 reach = 0;
+    for (const auto& [coef, span] : digits) {
+      if (span > 0 && coef <= reach) return false;
+      reach += coef * span;
+    }
+    return true;
   }
 
   // Single elements c*v + R and c*v' + R' where every coefficient and the
@@ -170,6 +213,49 @@ class Separation {
       out.push_back(box[d]);
     }
     return out;
+  }
+
+  // Single elements [r, b + c] in two adjacent dimensions of both accesses,
+  // b the same sum of terms that no iteration changes (no variable of the
+  // loop or inside it) and c the rest: one element in two iterations means
+  // equal r and equal c, so equal r * E + c for any E; the accesses are apart
+  // where that is. E is c's span, so that the digits a fused and split loop
+  // left in r and c (f // 4 and f % 4 * 8 of a tile copied by the fused loop
+  // of its rows and columns) simplify back to the loop: 8 * f.
+  bool rows_apart(const Access& w, const Access& a) const {
+    if (w.box.size() != a.box.size()) return false;
+    for (size_t d = 0; d + 1 < w.box.size(); ++d) {
+      bool single = true;
+      for (const Access* x : {&w, &a})
+        for (size_t k : {d, d + 1}) single = single && is_const_int(x->box[k].extent, 1);
+      if (!single) continue;
+      std::optional<std::pair<Expr, Expr>> cw = split_invariant(w.box[d + 1].min),
+                                           ca = split_invariant(a.box[d + 1].min);
+      if (!cw || !ca || !arith::same_expr(cw->first, ca->first)) continue;
+      const ConstIntBound bw = az_.const_int_bound(cw->second),
+                          ba = az_.const_int_bound(twin(ca->second));
+      if (!bw.min || !bw.max || !ba.min || !ba.max) continue;
+      const arith::i128 span =
+          std::max<arith::i128>(*bw.max, *ba.max) - std::min<arith::i128>(*bw.min, *ba.min) + 1;
+      if (span > (arith::i128{1} << 31)) continue;
+      const DataType t = cw->second.dtype();
+      const Expr e = make_int(static_cast<int64_t>(span), t);
+      if (dimension_apart(Range{w.box[d].min * e + cw->second, make_int(1, t)},
+                          Range{a.box[d].min * e + ca->second, make_int(1, t)}))
+        return true;
+    }
+    return false;
+  }
+
+  // x as {the sum of its terms that no iteration changes, the rest}.
+  std::optional<std::pair<Expr, Expr>> split_invariant(const Expr& x) const {
+    const arith::LinearForm f = arith::decompose(az_.simplify(x));
+    arith::LinearForm fixed(f.dtype), moving(f.dtype);
+    fixed.add_constant(f.constant);
+    for (const arith::LinearTerm& t : f.terms)
+      (arith::same_expr(twin(t.term), t.term) ? fixed : moving).add_term(t.term, t.coef, t.kind);
+    if (moving.is_constant()) return std::nullopt;
+    return std::pair{arith::emit(fixed), arith::emit(moving)};
   }
 
   // The box as one range of row-major offsets (elem_offset + sum of

@@ -52,7 +52,8 @@
 // toolkit's ptxas and fatbinary, as a cubin for the --mcpu GPU too, both in
 // one fat binary (cuda_cubin.h). The first call of any function of the
 // object (under a lock) loads it, the driver taking the cubin on that GPU
-// and compiling the PTX on any other, into the calling thread's current CUDA context
+// and compiling the PTX on any other (or, where the driver refuses the fat
+// binary, the PTX kept beside it), into the calling thread's current CUDA context
 // (cuModuleLoadData; the caller makes a context current, e.g. with
 // cuCtxSetCurrent or the runtime API's cudaSetDevice) and copies the module
 // constants to device memory; later calls reuse both. Objects link with -lcuda.

@@ -87,9 +87,9 @@ struct CudaState {
 
 // A CUDA driver API function, declared once in the host module.
 llvm::FunctionCallee driver_function(ModuleState& host, const std::string& name);
-// The loader's body: `image` (PTX text, or a fat binary where `fat`) for
-// cuModuleLoadData, every kernel and constant (after the last host function
-// was emitted).
-void emit_cuda_loader(ModuleState& host, const std::string& image, bool fat);
+// The loader's body: the PTX text (and the fat binary, tried first, when
+// not empty), every kernel and constant (after the last host function was
+// emitted).
+void emit_cuda_loader(ModuleState& host, const std::string& ptx, const std::string& fatbin);
 
 }  // namespace tirc::llvm_gen

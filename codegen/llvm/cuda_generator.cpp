@@ -68,7 +68,7 @@ CudaModules build_cuda(const std::vector<FunctionToCompile>& functions, const Ll
   st.cuda_binary = fat.empty() ? "PTX only (" + why + ")"
                                : "PTX and a cubin for " + options.target.cpu +
                                      " in a fat binary (" + std::to_string(fat.size()) + " bytes)";
-  llvm_gen::emit_cuda_loader(host_state, fat.empty() ? out.ptx : fat, !fat.empty());
+  llvm_gen::emit_cuda_loader(host_state, out.ptx, fat);
   verify(host);
   optimize(host, *host_tm, 2);
   return out;

@@ -208,7 +208,7 @@ llvm::Value* FunctionEmitter::device_constant(const AllocateConstNode& a) {
                            a.buffer_var->name);
 }
 
-void emit_cuda_loader(ModuleState& host, const std::string& image_bytes, bool fat) {
+void emit_cuda_loader(ModuleState& host, const std::string& ptx, const std::string& fatbin) {
   llvm::LLVMContext& c = host.context;
   CudaState& cuda = *host.cuda;
   llvm::Function* fn = cuda.loader;
@@ -220,11 +220,9 @@ void emit_cuda_loader(ModuleState& host, const std::string& image_bytes, bool fa
   };
   llvm::GlobalVariable* loaded = global_i32("tirc_cuda_loaded");
   llvm::GlobalVariable* lock = global_i32("tirc_cuda_lock");
-  // PTX is text the driver reads to its NUL; a fat binary's header gives its size.
-  llvm::Constant* bytes = llvm::ConstantDataArray::getString(c, image_bytes, !fat);
-  auto* image = add_global(host.module, bytes->getType(), true, llvm::GlobalValue::PrivateLinkage,
-                           bytes, fat ? "tirc_cuda_fatbin" : "tirc_cuda_ptx");
-  if (fat) image->setAlignment(llvm::Align(16));
+  llvm::Constant* text = llvm::ConstantDataArray::getString(c, ptx, true);
+  auto* image = add_global(host.module, text->getType(), true, llvm::GlobalValue::PrivateLinkage,
+                           text, "tirc_cuda_ptx");
   auto* module_cell =
       add_global(host.module, b.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
                  llvm::ConstantPointerNull::get(b.getPtrTy()), "tirc_cuda_module");
@@ -278,9 +276,26 @@ void emit_cuda_loader(ModuleState& host, const std::string& image_bytes, bool fa
     unlock_and_return(status);
     b.SetInsertPoint(ok);
   };
-  // The driver takes the fat binary's machine code on the GPU it was made
-  // for and compiles its PTX on any other.
-  checked("cuModuleLoadData", {module_cell, image});
+  if (!fatbin.empty()) {
+    // The driver takes the fat binary's machine code on the GPU it was made
+    // for and compiles its PTX on any other; where it refuses the fat binary
+    // itself (a driver older than the toolkit's format), the plain PTX.
+    llvm::Constant* bytes = llvm::ConstantDataArray::getString(c, fatbin, false);
+    auto* binary = add_global(host.module, bytes->getType(), true,
+                              llvm::GlobalValue::PrivateLinkage, bytes, "tirc_cuda_fatbin");
+    binary->setAlignment(llvm::Align(16));
+    llvm::Value* status =
+        b.CreateCall(driver_function(host, "cuModuleLoadData"), {module_cell, binary});
+    llvm::BasicBlock* from_ptx = block("ptx");
+    llvm::BasicBlock* loaded_fat = block("fatbin.ok");
+    b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), from_ptx, loaded_fat);
+    b.SetInsertPoint(from_ptx);
+    checked("cuModuleLoadData", {module_cell, image});
+    b.CreateBr(loaded_fat);
+    b.SetInsertPoint(loaded_fat);
+  } else {
+    checked("cuModuleLoadData", {module_cell, image});
+  }
   llvm::Value* module = b.CreateLoad(b.getPtrTy(), module_cell);
   for (const CudaState::Kernel& k : cuda.kernels)
     checked("cuModuleGetFunction", {k.slot, module, b.CreateGlobalStringPtr(k.name)});

@@ -117,6 +117,9 @@ class FunctionEmitter {
   void barrier();
   void kernel_store(const BufferStoreNode& s);
   void warp_tree(const WarpTree& tree);  // cuda_warp_tree.cpp
+  // A Vectorized loop that copies 4, 8 or 16 aligned bytes as one vector
+  // load and store; false (nothing emitted) for any other (cuda_vector_copy.cpp).
+  bool vector_copy(const ForNode& f);
   // Tensor cores (cuda_mma.cpp): an accumulator's registers, an operation.
   void fragment_allocate(const AllocateNode& a);
   void warp_matrix(const CallNode& c);

@@ -291,6 +291,7 @@ void FunctionEmitter::loop(const ForNode& f) {
     return parallel_loop(f);
   if (f.min.dtype().is_vector() || f.extent.dtype().is_vector())
     refuse("loop " + f.loop_var->name + " has a vector bound", loc_);
+  if (f.for_kind == ForKind::Vectorized && role_ == Role::cuda_device && vector_copy(f)) return;
 
   llvm::Type* vt = value_type(c_, t);
   llvm::Value* lo = b_.CreateSExtOrTrunc(expr(f.min), vt);

@@ -384,6 +384,25 @@ TEST_CASE("compact-allocations: a GPU block's tile moves into its kernel at full
   CHECK(q[0].loop == "");
 }
 
+TEST_CASE("compact-allocations: digits of a fused and split copy loop are loops of their own",
+          "[passes][compact]") {
+  // Each iteration's two rows copied by f in 32 x 4: row f // 16, column
+  // (f % 16) * 4 + g, as a fused copy split over threads leaves them.
+  PrimFunc f =
+      tir(kParams, kViews +
+                       "    for po in range(2):\n"
+                       "        for f, g in T.grid(32, 4):\n"
+                       "            B_1[po * 128 + f // 16 * 64 + f % 16 * 4 + g] = "
+                       "A_1[po * 128 + f // 16 * 64 + f % 16 * 4 + g]\n"
+                       "        for i, j in T.grid(2, 64):\n"
+                       "            C_1[po * 128 + i * 64 + j] = B_1[po * 128 + i * 64 + j] "
+                       "* T.float32(2)\n");
+  auto p = placements(compacted(f));
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].extent == 128);
+  CHECK(p[0].loop == "po");
+}
+
 namespace {
 
 // A float16 copy per outer iteration into a wide buffer B (rows of 64, 32

@@ -329,3 +329,78 @@ def main(A: T.Buffer((16,), "float32"), C: T.Buffer((4, 16), "float32")):
       sch, [&] { sch.bind(loops[0], "threadIdx.x"); },
       "bind: block A_shared writes A_shared at the same place in every iteration of loop i");
 }
+
+namespace {
+
+// 64x32 tiles copied at offsets (o, p) by their fused rows and columns.
+const char* kTileCopy = R"(@T.prim_func
+def main(A: T.Buffer((128, 64), "float32"), S: T.Buffer((128, 64), "float32")):
+    for o, p, i, j in T.grid(2, 2, 64, 32):
+        with T.block("S"):
+            vi = T.axis.spatial(128, o * 64 + i)
+            vj = T.axis.spatial(64, p * 32 + j)
+            T.reads(A[vi, vj])
+            T.writes(S[vi, vj])
+            S[vi, vj] = A[vi, vj]
+)";
+
+// f // 32, f % W over 2048 values of f: distinct elements for W = 32, not for 16.
+std::string flat_copy(int w) {
+  const std::string shape = "(" + std::to_string(2048 / 32) + ", " + std::to_string(w) + ")";
+  const std::string at = "S[vf // 32, vf % " + std::to_string(w) + "]";
+  return R"(@T.prim_func
+def main(A: T.Buffer((2048,), "float32"), S: T.Buffer()" +
+         shape + R"(, "float32")):
+    for f in range(2048):
+        with T.block("S"):
+            vf = T.axis.spatial(2048, f)
+            T.reads(A[vf])
+            T.writes()" +
+         at + R"()
+            )" +
+         at +
+         R"( = A[vf]
+)";
+}
+
+// The copy's fused loop split over threads z, y, x with each thread's serial
+// copies (f0) outside them in the index but inside them in the nest, and a
+// vector of 8 innermost: f = (((f0 * 2 + f1) * 2 + f2) * 32 + f3) * 8 + f4.
+std::vector<LoopRV> split_over_threads(Schedule& sch, LoopRV fused) {
+  std::vector<LoopRV> f = sch.split(fused, {nullptr, 2, 2, 32, 8});
+  sch.reorder({f[1], f[2], f[3], f[0], f[4]});
+  return f;
+}
+
+TEST_CASE("a tile copied by fused loops split over threads is proved independent",
+          "[schedule][loops][conflict]") {
+  {
+    // Rows f // 32 and columns f % 32 * ... at the tile's offset: after
+    // simplification the digits of f are spread over both indices; merged
+    // (row * 32 + column) they are f again, whose middle digit f1 is a
+    // loop with inner digits both above (f0) and below it.
+    const IRModule m = parse(kTileCopy);
+    Schedule sch(m);
+    std::vector<LoopRV> loops = sch.get_loops(sch.get_block("S"));
+    std::vector<LoopRV> f = split_over_threads(sch, sch.fuse({loops[2], loops[3]}));
+    sch.parallel(f[1]);
+    sch.vectorize(f[4]);
+    expect_sound(m, sch);
+  }
+  for (int w : {32, 16}) {
+    const IRModule m = parse(flat_copy(w));
+    Schedule sch(m);
+    std::vector<LoopRV> f = split_over_threads(sch, sch.get_loops(sch.get_block("S"))[0]);
+    if (w == 32) {
+      sch.parallel(f[3]);
+      expect_sound(m, sch);
+    } else {
+      // f3 = 0 and f3 = 2 (f = 0 and 16) write S[0, 0] both.
+      expect_refused(
+          sch, [&] { sch.parallel(f[3]); },
+          "parallel: cannot prove the iterations of loop f_3 write distinct elements of S");
+    }
+  }
+}
+
+}  // namespace

@@ -69,4 +69,29 @@ bool thread_bound(const Schedule& sch, BlockRV block) {
   return false;
 }
 
+std::string copy_in_vectors(Schedule& sch, const std::vector<LoopRV>& loops,
+                            const std::vector<int64_t>& threads,
+                            const std::vector<std::string>& tags, int64_t vec) {
+  if (loops.size() != 2) return std::to_string(loops.size()) + " loops, not 2";
+  const int64_t rows = *sch.loop_info(loops[0]).const_extent;
+  const int64_t cols = *sch.loop_info(loops[1]).const_extent;
+  int64_t all = 1;
+  for (int64_t t : threads) all *= t;
+  if (cols % vec != 0 || (rows * cols / vec) % all != 0)
+    return "a " + std::to_string(rows) + "x" + std::to_string(cols) + " tile over " +
+           std::to_string(all) + " threads in vectors of " + std::to_string(vec);
+  std::vector<SplitFactor> factors = {rows * cols / vec / all};
+  for (int64_t t : threads) factors.push_back(t);
+  factors.push_back(vec);
+  const std::vector<LoopRV> parts = sch.split(sch.fuse({loops[0], loops[1]}), factors);
+  // The thread loops, then each thread's serial copies, then the vector.
+  std::vector<LoopRV> order(parts.begin() + 1, parts.end() - 1);
+  order.push_back(parts.front());
+  order.push_back(parts.back());
+  sch.reorder(order);
+  for (size_t t = 0; t < tags.size(); ++t) sch.bind(parts[1 + t], tags[t]);
+  sch.vectorize(parts.back());
+  return "";
+}
+
 }  // namespace tirc

@@ -42,4 +42,16 @@ std::vector<LoopRV> loops_below(Schedule& sch, BlockRV b, size_t depth);
 // Whether a loop around `block` is bound to a GPU block or thread index.
 bool thread_bound(const Schedule& sch, BlockRV block);
 
+// A shared-memory tile's copy, its two loops (rows, columns) fused and split
+// over the block's threads (`threads`, outermost first, bound to `tags`)
+// with `vec` consecutive columns per thread innermost, vectorized (the CUDA
+// generator copies them as one 16-byte load and store where they are
+// aligned), the rest of each thread's copies serial between: neighbours
+// along the last tag copy neighbouring vectors (coalesced). "" when done;
+// why not (the tile does not divide into whole vectors per thread), with
+// nothing changed.
+std::string copy_in_vectors(Schedule& sch, const std::vector<LoopRV>& loops,
+                            const std::vector<int64_t>& threads,
+                            const std::vector<std::string>& tags, int64_t vec);
+
 }  // namespace tirc

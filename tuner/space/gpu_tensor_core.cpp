@@ -162,13 +162,10 @@ RuleOutcome shared_form(Schedule& sch, BlockRV block, const Plan& p) {
   const LoopRV unit = sch.add_unit_loop(kk[0]);
   sch.reverse_compute_at(acc, unit);
   const BlockRV init = sch.decompose_reduction(block, kk[0]);
-  // Each step the block's threads copy both tiles, the warps' rows apart
-  // and threadIdx.x along the row (contiguous: 32 elements, 64 bytes, per
-  // instruction), each thread's copies serial inside the thread loops (a
-  // serial loop around them would wait at a barrier every iteration). Two
-  // loops, not one fused: their indices stay affine, which the lowering
-  // needs to shrink each tile to the block's part.
-  const int64_t warps = p.rows.warps * p.cols.warps;
+  // Each step the block's threads copy both tiles in 16-byte vectors
+  // (copy_in_vectors: neighbouring lanes copy neighbouring vectors), each
+  // thread's copies serial inside the thread loops (a serial loop around
+  // them would wait at a barrier every iteration).
   for (int r : {*ra, *rb}) {
     const BlockRV copy = sch.cache_read(block, r, "shared");
     sch.compute_at(copy, kk[0]);
@@ -176,18 +173,10 @@ RuleOutcome shared_form(Schedule& sch, BlockRV block, const Plan& p) {
     // more than one iteration (a batch dimension of the tile has one).
     const std::vector<LoopRV> loops = loops_below(sch, copy, p.grid(i[0], j[0]).size() + 2);
     if (loops.size() != 2) return {false, "the shared tile of " + sch.get(copy) + " is not 2-D"};
-    const int64_t rows = *sch.loop_info(loops[0]).const_extent;
-    const int64_t cols = *sch.loop_info(loops[1]).const_extent;
-    const int64_t lane = cols % 32 == 0 ? 32 : cols;  // 16 columns: half the lanes copy
-    if (rows % warps != 0 || lane % 16 != 0)
-      return {false, "the shared tile of " + sch.get(copy) + " (" + times(rows, cols) +
-                         ") does not divide over the warps"};
-    const std::vector<LoopRV> rs = sch.split(loops[0], {p.rows.warps, p.cols.warps, rows / warps});
-    const std::vector<LoopRV> cs = sch.split(loops[1], {cols / lane, lane});
-    sch.reorder({rs[0], rs[1], cs[1], rs[2], cs[0]});
-    sch.bind(rs[0], "threadIdx.z");
-    sch.bind(rs[1], "threadIdx.y");
-    sch.bind(cs[1], "threadIdx.x");
+    // 8 float16 or bfloat16 elements: 16 bytes.
+    const std::string why = copy_in_vectors(sch, loops, {p.rows.warps, p.cols.warps, 32},
+                                            {"threadIdx.z", "threadIdx.y", "threadIdx.x"}, 8);
+    if (!why.empty()) return {false, "the shared tile of " + sch.get(copy) + " is " + why};
   }
   sch.tensorize(i[3], "mma_sync_16x16x16_" + p.type + "_f32");
   // The init: the grid, u, then the compute's wz, wy, tm, tn, 16, 16.

@@ -403,7 +403,16 @@ RuleOutcome shared_tiles(Schedule& sch, BlockRV block, const Found& f, const Rul
   for (int r : {ra, rb}) {
     const BlockRV copy = sch.cache_read(block, r, "shared");
     sch.compute_at(copy, k[0]);
-    auto left = spread_over_threads(sch, loops_below(sch, copy, copy_depth), ty_n, tx_n, true);
+    const std::vector<LoopRV> loops = loops_below(sch, copy, copy_depth);
+    // 16-byte vectors where the copy is a plain one (a pad's border test
+    // would leave each thread a serial run of scalar copies); else one
+    // element per thread, threadIdx.x along the rows.
+    const int64_t bytes = (r == ra ? f.u.a : f.u.b)->buffer->dtype.bytes();
+    if (!f.pad && 16 % bytes == 0 &&
+        copy_in_vectors(sch, loops, {ty_n, tx_n}, {"threadIdx.y", "threadIdx.x"}, 16 / bytes)
+            .empty())
+      continue;
+    auto left = spread_over_threads(sch, loops, ty_n, tx_n, true);
     if (auto* why = std::get_if<std::string>(&left))
       return {false, "the shared tile of " + sch.get(copy) + " is " + *why};
   }
