@@ -13,8 +13,6 @@
 // tirc's transposes to and from channels-last, its reorders from and to NCHW
 // are outside the timing. Every tirc result is
 // checked against oneDNN's; a wrong one prints WRONG and the exit status is 1.
-#include <omp.h>
-
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/omp_threads.h"
 #include "codegen/x86/generator.h"
 #include "codegen/x86/jit.h"
 #include "ir/error.h"

@@ -11,7 +11,6 @@
 // reported; a wrong kernel prints WRONG and the program exits with status 1.
 #include <cblas.h>
 #include <dlfcn.h>
-#include <omp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/omp_threads.h"
 #include "bench/matmul_schedules.h"
 #include "bench/matmul_shapes.h"
 #include "bench/onednn_matmul.h"

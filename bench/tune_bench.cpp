@@ -33,8 +33,6 @@
 // so that every number in a row is taken the same way (the search's own best
 // is the luckiest of many short measurements); that measurement also checks
 // its result against the untuned nest's.
-#include <omp.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -50,6 +48,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/omp_threads.h"
 #include "bench/matmul_shapes.h"
 #include "bench/onednn_matmul.h"
 #include "codegen/x86/target.h"

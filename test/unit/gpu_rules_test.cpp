@@ -297,7 +297,17 @@ TEST_CASE("gpu rules: a 256x256x256 matmul gets shared-memory tiles and register
   CHECK(lowered.find("T.allocate([512], \"float32\", \"local\")") != std::string::npos);
   CHECK(lowered.find("T.allocate([256], \"float32\", \"shared\")") != std::string::npos);
   CHECK(lowered.find("T.allocate([128], \"float32\", \"shared\")") != std::string::npos);
-  check_gpu_schedule(m, "matmul 256", 1);
+  // The same form (tiles, threads, register tiles) at 128^3, where 32 blocks
+  // fill the model's GPU, computes what the matmul does (an eighth of the
+  // interpreter's work at 256^3).
+  RuleContext quarter = cuda();
+  quarter.gpu.fill_blocks = 32;
+  const IRModule small = matmul(128);
+  const AutoScheduleResult same = auto_schedule(small, quarter);
+  CHECK(report_of(same, "C").note ==
+        "shared-memory tiles of 32x8 and 8x16, register tile 4x2 per thread, 8x8 threads per "
+        "block, 4x8 blocks over a 128x128 output");
+  check_gpu_schedule(small, "matmul 128", 1, 0, quarter);
 }
 
 TEST_CASE("gpu rules: matmuls too small to fill the GPU take smaller blocks, then tiles",

@@ -209,7 +209,8 @@ TEST_CASE("evolutionary search finds the best of the rule space's decisions", "[
   CHECK(best > fours(defaults.mod().at("main")).gflops);  // the default is not the best here
   LoopEnv env(EnvOptions{.threads = 2});
   TuneTask task(env, fours,
-                SearchOptions{.budget_seconds = 20, .max_trials = 300, .evolve_actions = false},
+                // Seed 0 reaches the best within 60 trials.
+                SearchOptions{.budget_seconds = 20, .max_trials = 100, .evolve_actions = false},
                 RuleSpace{m, "main", rules});
   run_strategy("evolutionary", task, env.start(defaults, "main"));
   CHECK(task.best_gflops() == best);
