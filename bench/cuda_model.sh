@@ -14,7 +14,9 @@
 # (the weights inside it), the input as raw float32, and the peers' script.
 # There run.sh times tirc, writes its output, and cuda_model_peer.py checks
 # that output against PyTorch's and prints the latencies side by side (it
-# needs torch there; onnxruntime and onnx for the onnxruntime row). Here it
+# needs torch there; onnxruntime and onnx for the onnxruntime row); then
+# layer by layer, tirc's kernels under Nsight Compute and PyTorch's layers
+# each alone (cuda_model_layers.py). Here it
 # needs the release build, the CUDA toolkit and a venv with onnx and numpy
 # (build/bench-venv, made from PyPI if missing), not a GPU.
 set -euo pipefail
@@ -60,14 +62,22 @@ out_elems=$("$venv/bin/python" -c "import math, sys; sys.path.insert(0, 'bench')
 } > "$gen/model_entry.h"
 cc -std=c11 -O2 -Wall -Wextra -o "$out/cuda_model_bench" bench/cuda_model_bench.c "$gen/resnet18.o" \
    -I"$gen" -I"$cuda/include" -L"$cuda/lib64/stubs" -lcuda -lm
-cp bench/cuda_model_peer.py bench/resnet18_spec.py "$out/"
+cp bench/cuda_model_peer.py bench/cuda_model_layers.py bench/resnet18_spec.py "$out/"
 cat > "$out/run.sh" <<'EOF'
 #!/bin/bash
-# On the GPU machine: tirc's ResNet-18, then the peers (bench/cuda_model.sh).
+# On the GPU machine: tirc's ResNet-18, then the peers (bench/cuda_model.sh);
+# then layer by layer: tirc's kernels under Nsight Compute where it is there
+# (the first 30 launches: one call's kernels), PyTorch's layers alone.
 set -euo pipefail
 cd "$(dirname "$0")"
 ./cuda_model_bench input.bin output.bin | tee tirc.txt
 python3 cuda_model_peer.py --input input.bin --tirc-output output.bin --tirc tirc.txt
+if command -v ncu > /dev/null; then
+  echo "# tirc's kernels, one call (ncu: gpu__time_duration.sum per launch)"
+  ncu --clock-control none --launch-count 30 --metrics gpu__time_duration.sum \
+    ./cuda_model_bench input.bin /dev/null | grep -E "^  [a-z_0-9]+_kernel|gpu__time_duration" || true
+fi
+python3 cuda_model_layers.py --input input.bin
 EOF
 chmod +x "$out/run.sh"
 echo "built $out ($(du -sh "$out" | cut -f1)): copy it to a machine with an NVIDIA"
