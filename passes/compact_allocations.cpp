@@ -398,7 +398,28 @@ class Box {
       s.inner.emplace_back(t.term, t.coef);
     }
     std::erase_if(s.base, [](const auto& kv) { return kv.second == 0; });
+    if (!digits_independent(s)) return std::nullopt;
     return s;
+  }
+
+  // The box takes every inner term as a loop of its own, ranging freely: a
+  // loop v and its digits v // c, v % c (or digits by two divisors) together
+  // in one index range over less than their product. A loop is then either
+  // a term itself or only digits of one divisor.
+  static bool digits_independent(const SplitIndex& s) {
+    std::unordered_map<const VarNode*, int64_t> divisor;  // 0: the loop itself
+    for (const auto& [term, coef] : s.inner) {
+      const VarNode* v = term.as<VarNode>();
+      int64_t c = 0;
+      if (!v) {
+        auto* f = term.as<BinaryNode>();
+        v = f->a.as<VarNode>();
+        c = *as_const_int(f->b);
+      }
+      auto [it, first] = divisor.try_emplace(v, c);
+      if (!first && (it->second != c || c == 0)) return false;
+    }
+    return true;
   }
 
   // An offset from the box's origin as one digit per group (the mixed-radix

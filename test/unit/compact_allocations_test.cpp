@@ -401,6 +401,18 @@ TEST_CASE("compact-allocations: digits of a fused and split copy loop are loops 
   REQUIRE(p.size() == 1);
   CHECK(p[0].extent == 128);
   CHECK(p[0].loop == "po");
+  // A loop beside its own digit is not two loops: x % 4 + x * 4 over x < 4
+  // writes 4 elements, not the 16 a box of both would claim before the
+  // reads of all 16.
+  PrimFunc tied = tir(kParams, kViews +
+                                   "    for po in range(2):\n"
+                                   "        for x in range(4):\n"
+                                   "            B_1[po * 16 + x % 4 + x * 4] = A_1[po * 16 + x]\n"
+                                   "        for i in range(16):\n"
+                                   "            C_1[po * 16 + i] = B_1[po * 16 + i]\n");
+  auto q = placements(compact_allocations(tied));
+  REQUIRE(q.size() == 1);
+  CHECK(q[0].loop == "");
 }
 
 namespace {
