@@ -83,14 +83,22 @@ std::string copy_in_vectors(Schedule& sch, const std::vector<LoopRV>& loops,
   std::vector<SplitFactor> factors = {rows * cols / vec / all};
   for (int64_t t : threads) factors.push_back(t);
   factors.push_back(vec);
-  const std::vector<LoopRV> parts = sch.split(sch.fuse({loops[0], loops[1]}), factors);
-  // The thread loops, then each thread's serial copies, then the vector.
-  std::vector<LoopRV> order(parts.begin() + 1, parts.end() - 1);
-  order.push_back(parts.front());
-  order.push_back(parts.back());
-  sch.reorder(order);
-  for (size_t t = 0; t < tags.size(); ++t) sch.bind(parts[1 + t], tags[t]);
-  sch.vectorize(parts.back());
+  // On a copy: a primitive that refuses (a binding it cannot prove race-free)
+  // leaves sch as it was.
+  Schedule trial = sch;
+  try {
+    const std::vector<LoopRV> parts = trial.split(trial.fuse({loops[0], loops[1]}), factors);
+    // The thread loops, then each thread's serial copies, then the vector.
+    std::vector<LoopRV> order(parts.begin() + 1, parts.end() - 1);
+    order.push_back(parts.front());
+    order.push_back(parts.back());
+    trial.reorder(order);
+    for (size_t t = 0; t < tags.size(); ++t) trial.bind(parts[1 + t], tags[t]);
+    trial.vectorize(parts.back());
+  } catch (const ScheduleError& e) {
+    return "refused: " + e.message();
+  }
+  sch = std::move(trial);
   return "";
 }
 
