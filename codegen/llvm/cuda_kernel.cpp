@@ -459,6 +459,14 @@ bool FunctionEmitter::among_threads() const {
   return thread_tags_.size() < plan_->thread_tags().size();
 }
 
+std::vector<std::string> FunctionEmitter::unbound_thread_tags() const {
+  std::vector<std::string> missing;
+  for (const std::string& tag : plan_->thread_tags())
+    if (std::find(thread_tags_.begin(), thread_tags_.end(), tag) == thread_tags_.end())
+      missing.push_back(tag);
+  return missing;
+}
+
 void FunctionEmitter::barrier() {
   // Every thread of the block must reach it: not inside a guarded loop.
   if (!guarded_loops_.empty())
@@ -472,8 +480,7 @@ void FunctionEmitter::barrier() {
   // Where only threadIdx.x is unbound and it has 32 threads, they are one
   // warp (a block numbers its threads x fastest): the warp waits, not the
   // block (a tensor-core kernel's warps storing their tiles, each on its own).
-  if (thread_tags_.size() + 1 == plan_->thread_tags().size() &&
-      std::find(thread_tags_.begin(), thread_tags_.end(), "threadIdx.x") == thread_tags_.end()) {
+  if (unbound_thread_tags() == std::vector<std::string>{"threadIdx.x"}) {
     const KernelPlan::Axis* x = plan_->axis("threadIdx.x");
     if (x && is_const_int(x->extent, 32)) {
       b_.CreateIntrinsic(llvm::Intrinsic::nvvm_bar_warp_sync, {}, {b_.getInt32(-1)});
@@ -522,10 +529,7 @@ void FunctionEmitter::kernel_loop_end(const ForNode& f) {
 void FunctionEmitter::kernel_store(const BufferStoreNode& s) {
   // Outside some threadIdx loops every thread along them would store:
   // thread 0 along each does it for all.
-  std::vector<std::string> missing;
-  for (const std::string& tag : plan_->thread_tags())
-    if (std::find(thread_tags_.begin(), thread_tags_.end(), tag) == thread_tags_.end())
-      missing.push_back(tag);
+  const std::vector<std::string> missing = unbound_thread_tags();
   if (missing.empty()) return store(s);
   llvm::Value* first = b_.getTrue();
   for (const std::string& tag : missing)

@@ -10,8 +10,6 @@
 // whatever the variables hold. Buffers start aligned (global memory at
 // multiples of 256 bytes from cuMemAlloc, shared memory at 128: cuda.h);
 // local buffers are not taken. Any other Vectorized loop runs serially.
-#include <algorithm>
-
 #include "codegen/llvm/cuda_emitter.h"
 #include "ir/arith/linear_form.h"
 #include "ir/substitute.h"
@@ -58,9 +56,7 @@ bool FunctionEmitter::vector_copy(const ForNode& f) {
   if (bytes != 4 && bytes != 8 && bytes != 16) return false;
   // Each thread its own copy: outside some thread loops, kernel_store has
   // one thread store for all.
-  for (const std::string& tag : plan_->thread_tags())
-    if (std::find(thread_tags_.begin(), thread_tags_.end(), tag) == thread_tags_.end())
-      return false;
+  if (among_threads()) return false;
   const Expr to = aligned_base(st->indices[0], f, *n), from = aligned_base(ld->indices[0], f, *n);
   if (!to || !from) return false;
   // Whole 32-bit words: the bytes move unchanged whatever their type.

@@ -114,6 +114,8 @@ class FunctionEmitter {
   MemoryUse memory_use(const Stmt& s) const;
   // Outside some launched threadIdx loops: the block's threads share what is here.
   bool among_threads() const;
+  // The launched threadIdx tags whose loops are not around here.
+  std::vector<std::string> unbound_thread_tags() const;
   void barrier();
   void kernel_store(const BufferStoreNode& s);
   void warp_tree(const WarpTree& tree);  // cuda_warp_tree.cpp
