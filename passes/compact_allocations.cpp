@@ -19,8 +19,9 @@
 // such loop outwards; every statement must have one, or nothing changes.
 // Each access index must read, after simplify, as
 //   base + constant + sum of coef * v
-// with the base (terms in variables defined outside L's body) the same for
-// all accesses and each v a loop variable inside L with constant bounds.
+// with the base (terms in variables defined outside L's body, or in digits
+// of them such as z // 16, reading no memory) the same for all accesses and
+// each v a loop variable inside L with constant bounds.
 //
 // One iteration of L must write every location it reads before reading it
 // ("fill first", checked bottom-up): a statement that only writes fills what
@@ -65,11 +66,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/arith/expr_equal.h"
 #include "ir/arith/int_math.h"
 #include "ir/arith/linear_form.h"
 #include "ir/function.h"
 #include "ir/functor.h"
 #include "ir/intrinsic.h"
+#include "ir/var_use.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 
@@ -200,9 +203,38 @@ struct LoopRange {
   int64_t min, extent;
 };
 
+// The terms of an index that use no loop inside the statement (a variable
+// defined outside it, or a digit of one: blockIdx.z // 16 of fused grid
+// loops), compared as a sum: the same terms with the same coefficients, in
+// any order.
+struct InvariantTerms {
+  std::vector<std::pair<Expr, int64_t>> terms;
+
+  void add(const Expr& term, int64_t coef) {
+    for (auto& [t, c] : terms)
+      if (arith::same_expr(t, term)) {
+        c += coef;
+        return;
+      }
+    terms.emplace_back(term, coef);
+  }
+  void drop_zeros() {
+    std::erase_if(terms, [](const auto& tc) { return tc.second == 0; });
+  }
+  bool operator==(const InvariantTerms& o) const {
+    if (terms.size() != o.terms.size()) return false;
+    for (const auto& [t, c] : terms) {
+      bool found = false;
+      for (const auto& [u, d] : o.terms) found |= c == d && arith::same_expr(t, u);
+      if (!found) return false;
+    }
+    return true;
+  }
+};
+
 // An index as base + constant + sum coef * (inner loop variable).
 struct SplitIndex {
-  std::map<const VarNode*, int64_t> base;       // terms in variables defined outside the statement
+  InvariantTerms base;                          // terms in no loop inside the statement
   int64_t constant = 0;                         // with every inner loop's min folded in
   std::vector<std::pair<Expr, int64_t>> inner;  // each term a loop variable
 };
@@ -387,9 +419,10 @@ class Box {
     SplitIndex s;
     s.constant = form.constant;
     for (const arith::LinearTerm& t : form.terms) {
-      auto* v = t.term.as<VarNode>();
-      if (v && !inner_.count(v)) {
-        s.base[v] += t.coef;
+      // A load's value may change between iterations: not invariant.
+      if (!has_load(t.term) &&
+          !uses_any(t.term, [&](const VarNode* v) { return inner_.count(v) > 0; })) {
+        s.base.add(t.term, t.coef);
         continue;
       }
       const std::optional<LoopRange> r = term_range(t.term);
@@ -397,7 +430,7 @@ class Box {
       s.constant += t.coef * r->min;
       s.inner.emplace_back(t.term, t.coef);
     }
-    std::erase_if(s.base, [](const auto& kv) { return kv.second == 0; });
+    s.base.drop_zeros();
     if (!digits_independent(s)) return std::nullopt;
     return s;
   }
@@ -439,7 +472,7 @@ class Box {
 
   const std::unordered_set<const VarNode*>& inner_;
   const std::unordered_map<const VarNode*, LoopRange>& ranges_;
-  std::map<const VarNode*, int64_t> base_;
+  InvariantTerms base_;
   int64_t base_constant_ = 0;
   DataType index_type_ = DataType::int32();
   std::vector<Group> groups_;

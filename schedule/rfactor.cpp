@@ -1,6 +1,9 @@
 // rfactor: splits a commutative reduction into partial reductions over one
 // loop (stored in a new buffer with one more dimension) and a final reduction
-// of those partial results.
+// of those partial results. The partial reductions start from the reducer's
+// identity; the final one keeps the block's init, which may be any value of
+// the output's position (a convolution's bias: C = bias + sum of the parts),
+// where TVM requires the identity.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -86,17 +89,6 @@ Expr identity_of(ExprKind op, DataType t) {
   return make_int(is_max ? -hi - 1 : hi, t);
 }
 
-// The init stores the reducer's identity (for min/max, also the type's
-// extreme finite value, which TVM's min_value/max_value spell).
-bool is_identity(const Expr& e, ExprKind op, DataType t) {
-  if (structural_equal(e, identity_of(op, t))) return true;
-  auto* fl = e.as<FloatImmNode>();
-  if (!fl || (op != ExprKind::Min && op != ExprKind::Max)) return false;
-  const double extreme =
-      t.bits() == 32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
-  return fl->value == (op == ExprKind::Max ? -extreme : extreme);
-}
-
 Expr combine(const Reducer& r, const Expr& self, const Expr& rhs) {
   return r.load_on_left ? make_binary(r.op, self, rhs) : make_binary(r.op, rhs, self);
 }
@@ -153,8 +145,9 @@ BlockRV Schedule::rfactor(LoopRV loop, int factor_axis) {
                                 [](const IterVar& iv) { return iv.kind == IterKind::Reduce; });
   if (!blk.init || !has_reduce)
     throw ScheduleError(kPrimitive, "block " + blk.name + " is not a reduction block");
-  const bool lists_output = std::any_of(blk.writes.begin(), blk.writes.end(),
-                                        [&](const BufferRegion& w) { return reads_buffer(blk, w.buffer); });
+  const bool lists_output =
+      std::any_of(blk.writes.begin(), blk.writes.end(),
+                  [&](const BufferRegion& w) { return reads_buffer(blk, w.buffer); });
   if (!is_const_int(realize->predicate, 1))
     throw ScheduleError(kPrimitive,
                         "block " + blk.name + " has a predicate (T.where), which is not supported");
@@ -189,12 +182,21 @@ BlockRV Schedule::rfactor(LoopRV loop, int factor_axis) {
     throw ScheduleError(kPrimitive,
                         "the update of block " + blk.name +
                             " is not a commutative reduction (+, *, min, max) of its output");
+  // The init moves to the final reduction, whose iterations are the block's
+  // spatial ones: it may read other buffers (a bias) but not the output, nor
+  // depend on a reduction variable.
   auto* init_store = blk.init.as<BufferStoreNode>();
   if (!init_store || init_store->buffer != red->buffer ||
-      !same_indices(init_store->indices, red->indices) ||
-      !is_identity(init_store->value, red->op, red->buffer->dtype))
+      !same_indices(init_store->indices, red->indices))
     throw ScheduleError(kPrimitive, "the init of block " + blk.name +
-                                        " does not store the identity of its reducer");
+                                        " does not store into the reduction's element");
+  for (const IterVar& iv : blk.iter_vars)
+    if (iv.kind == IterKind::Reduce && uses_var(init_store->value, iv.var.get()))
+      throw ScheduleError(kPrimitive, "the init of block " + blk.name +
+                                          " depends on reduction variable " + iv.var->name);
+  if (loads_buffer(init_store->value, red->buffer))
+    throw ScheduleError(kPrimitive,
+                        "the init of block " + blk.name + " reads its output " + red->buffer->name);
   auto extent = as_const_int(rf_loop->extent);
   if (!extent || !is_const_int(rf_loop->min, 0))
     throw ScheduleError(kPrimitive,

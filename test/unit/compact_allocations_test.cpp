@@ -415,20 +415,59 @@ TEST_CASE("compact-allocations: digits of a fused and split copy loop are loops 
   CHECK(q[0].loop == "");
 }
 
+TEST_CASE("compact-allocations: digits of a loop outside are part of the base",
+          "[passes][compact]") {
+  // Two outer loops fused into z (as GPU rules fuse batch loops onto
+  // blockIdx.z): z // 2 and z % 2 are fixed in one iteration of u, so each
+  // iteration's 16 elements shrink into u.
+  PrimFunc f = tir(kParams, kViews +
+                                "    for z in range(8):\n"
+                                "        for u in range(1):\n"
+                                "            for i in range(16):\n"
+                                "                B_1[z // 2 * 64 + z % 2 * 16 + i] = "
+                                "A_1[z // 2 * 64 + z % 2 * 16 + i]\n"
+                                "            for i in range(16):\n"
+                                "                C_1[z // 2 * 64 + z % 2 * 16 + i] = "
+                                "B_1[z % 2 * 16 + z // 2 * 64 + i] * T.float32(2)\n");
+  auto p = placements(compacted(f));
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].extent == 16);
+  CHECK(p[0].loop == "u");
+  // A term that reads memory is not fixed by the loops around: B's place
+  // depends on A[0], which the iteration itself overwrites.
+  PrimFunc loaded = tir(kParams, kViews +
+                                     "    for z in range(4):\n"
+                                     "        for i in range(16):\n"
+                                     "            B_1[T.Cast(\"int32\", A_1[0]) + z * 16 + i] = "
+                                     "A_1[z * 16 + i]\n"
+                                     "        A_1[0] = T.float32(1)\n"
+                                     "        for i in range(16):\n"
+                                     "            C_1[T.Cast(\"int32\", A_1[0]) + z * 16 + i] = "
+                                     "B_1[T.Cast(\"int32\", A_1[0]) + z * 16 + i]\n");
+  auto q = placements(compact_allocations(loaded));
+  REQUIRE(q.size() == 1);
+  CHECK(q[0].loop == "");
+}
+
 namespace {
 
 // A float16 copy per outer iteration into a wide buffer B (rows of 64, 32
 // used), read by warp matrix operations as 16x16 tiles with row stride 64:
 // `reads` are the tiles' rows (t) and `last` the statement after the copy.
-PrimFunc tiles_program(const std::string& rows, const std::string& last) {
+PrimFunc tiles_program(const std::string& rows, const std::string& last,
+                       const std::string& scope = "global") {
   return tir(
       "A: T.Buffer((64, 32), \"float16\"), W: T.Buffer((32, 16), \"float16\"), "
       "C: T.Buffer((64, 16), \"float32\")",
       "    A_1 = T.Buffer((2048,), \"float16\", data=A.data)\n"
       "    W_1 = T.Buffer((512,), \"float16\", data=W.data)\n"
       "    C_1 = T.Buffer((1024,), \"float32\", data=C.data)\n"
-      "    B = T.allocate([4096], \"float16\", \"global\")\n"
-      "    B_1 = T.Buffer((4096,), \"float16\", data=B)\n"
+      "    B = T.allocate([4096], \"float16\", \"" +
+          scope +
+          "\")\n"
+          "    B_1 = T.Buffer((4096,), \"float16\", data=B, scope=\"" +
+          scope +
+          "\")\n"
       "    for po in range(2):\n"
       "        for i, j in T.grid(32, 32):\n"
       "            B_1[po * 2048 + i * 64 + j] = A_1[po * 1024 + i * 32 + j]\n"

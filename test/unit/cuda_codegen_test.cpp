@@ -155,6 +155,22 @@ TEST_CASE("cuda: reductions shared by a block's threads under the GPU rules", "[
   link_and_run(bundle);
 }
 
+TEST_CASE("cuda: reductions split in parts under the GPU rules", "[cuda]") {
+  REQUIRE_CUDA_TOOLKIT();
+  const IRModule m = cuda_test_module("split_reduction");
+  const AutoScheduleResult r = auto_schedule(m, test::fixed_rules(Isa::cuda, 1));
+  for (const char* block : {"C", "conv"}) {
+    const auto b = std::find_if(r.blocks.begin(), r.blocks.end(),
+                                [&](const BlockReport& x) { return x.block == block; });
+    REQUIRE(b != r.blocks.end());
+    INFO(b->note);
+    CHECK(b->note.rfind("reduction split in", 0) == 0);
+  }
+  test::CudaBundle bundle("split_reduction");
+  add_module_kernels(bundle, "split_reduction", m);
+  link_and_run(bundle);
+}
+
 TEST_CASE("cuda: example models under the GPU rules against their references", "[cuda]") {
   REQUIRE_CUDA_TOOLKIT();
   test::CudaBundle bundle("models");

@@ -431,8 +431,8 @@ std::string replaced(std::string text, const std::vector<std::pair<std::string, 
 
 TEST_CASE("gpu rules: larger convolutions get register tiles and compute the same",
           "[rules][gpu]") {
-  // NCHW, 2x16x16x16 with 32 3x3 filters: rows are the output channels, one
-  // batch loop (the output rows) on blockIdx.z, the images serial.
+  // NCHW, 2x16x16x16 with 32 3x3 filters: rows are the output channels, the
+  // two batch loops (the images and the output rows) fused on blockIdx.z.
   const IRModule conv =
       parse_module(replaced(slurp(kSource + "/examples/conv2d_nchw.tir"),
                             {{"(1, 4, 8, 8)", "(2, 16, 16, 16)"},
@@ -456,8 +456,8 @@ TEST_CASE("gpu rules: larger convolutions get register tiles and compute the sam
       // Steps of 8 channels at each of the 3x3 window positions.
       {&conv, "conv",
        "shared-memory tiles of 16x8 and 8x8, register tile 2x2 per thread, 8x4 threads per "
-       "block, 2x2 blocks x 16 on blockIdx.z over a 32x16 output, 1 batch loop serial in each "
-       "thread (its zero pad, block data_pad, computed in the copy)"},
+       "block, 2x2 blocks x 32 on blockIdx.z (2 batch loops fused) over a 32x16 output (its zero "
+       "pad, block data_pad, computed in the copy)"},
       {&depthwise, "depthwise_conv2d",
        "register tile 2x2 per thread, 4x8 threads per block, 4x2 blocks x 8 on blockIdx.z over a "
        "32x32 output (no shared-memory tiles: the reduction's 3 x 3 iterations are not several "
@@ -571,6 +571,104 @@ TEST_CASE("gpu rules: convolutions step through window positions and channels in
       CHECK(loops[loops.size() - 3] == "r");
     }
     check_gpu_schedule(mod, "nhwc conv", 1);
+  }
+}
+
+namespace {
+
+// A 7x7 NHWC convolution of c channels into m, its init the bias and a ReLU
+// after it (ResNet's last layers, smaller): few outputs, a long reduction.
+IRModule conv_bias_relu(int64_t c, int64_t m) {
+  const std::string C = std::to_string(c), M = std::to_string(m);
+  return parse_module(
+      "@T.prim_func\ndef main(X: T.Buffer((1, 7, 7, " + C + "), \"float32\"), W: T.Buffer((3, 3, " +
+          C + ", " + M + "), \"float32\"), B: T.Buffer((" + M +
+          ",), \"float32\"), Z: T.Buffer((1, 7, 7, " + M +
+          "), \"float32\")):\n"
+          "    Xp = T.alloc_buffer((1, 9, 9, " +
+          C +
+          "), \"float32\")\n"
+          "    Y = T.alloc_buffer((1, 7, 7, " +
+          M +
+          "), \"float32\")\n"
+          "    for i0, i1, i2, i3 in T.grid(1, 9, 9, " +
+          C +
+          "):\n"
+          "        with T.block(\"pad\"):\n"
+          "            v0, v1, v2, v3 = T.axis.remap(\"SSSS\", [i0, i1, i2, i3])\n"
+          "            Xp[v0, v1, v2, v3] = T.if_then_else(v1 >= 1 and v1 < 8 and v2 >= 1 and v2 < "
+          "8, X[v0, v1 - 1, v2 - 1, v3], T.float32(0))\n"
+          "    for n, h, w, o, k, r, s in T.grid(1, 7, 7, " +
+          M + ", " + C +
+          ", 3, 3):\n"
+          "        with T.block(\"conv\"):\n"
+          "            vn, vh, vw, vo, vk, vr, vs = T.axis.remap(\"SSSSRRR\", [n, h, w, o, k, r, "
+          "s])\n"
+          "            with T.init():\n"
+          "                Y[vn, vh, vw, vo] = B[vo]\n"
+          "            Y[vn, vh, vw, vo] = Y[vn, vh, vw, vo] + Xp[vn, vh + vr, vw + vs, vk] * "
+          "W[vr, "
+          "vs, vk, vo]\n"
+          "    for n, h, w, o in T.grid(1, 7, 7, " +
+          M +
+          "):\n"
+          "        with T.block(\"relu\"):\n"
+          "            vn, vh, vw, vo = T.axis.remap(\"SSSS\", [n, h, w, o])\n"
+          "            Z[vn, vh, vw, vo] = T.max(Y[vn, vh, vw, vo], T.float32(0))\n",
+      "conv_bias_relu_" + C + "x" + M + ".tir");
+}
+
+}  // namespace
+
+// Split-K: the partial sums over parts of the channels as a contraction of
+// their own, the parts on blockIdx.z beside the output rows, into that many
+// times the blocks; then their sum from the bias, one thread an output, with
+// the ReLU after it in the same threads.
+TEST_CASE("gpu rules: a long reduction with few outputs is summed in parts", "[rules][gpu]") {
+  SECTION("a convolution with a bias and a ReLU") {
+    // 576 products an output: 2 parts of 288 (4 would be shorter than 256).
+    const IRModule mod = conv_bias_relu(64, 32);
+    const AutoScheduleResult r = auto_schedule(mod, cuda());
+    const BlockReport& b = report_of(r, "conv");
+    INFO(b.note);
+    CHECK(b.rule == "gpu-tile-contraction");
+    CHECK(b.note ==
+          "reduction split in 2 parts along k (1568 threads, 784 whole); partial sums (block "
+          "conv_rf): register tile 1x2 per thread, 7x8 threads per block, 1x2 blocks x 14 on "
+          "blockIdx.z (2 batch loops fused) over a 7x32 output (no shared-memory tiles: 1x16 "
+          "threads, fewer than a warp) (inlined its zero pad, block pad); their sum: fused 4 "
+          "loops (1568 iterations) into 7 blocks x 224 threads, 1 loop serial in each thread");
+    CHECK(report_of(r, "pad").rule == "inlined");
+    const BlockReport& relu = report_of(r, "relu");
+    CHECK(relu.rule == "bind-gpu-threads");
+    CHECK(relu.note.rfind("computed in block conv's threads, after its loops", 0) == 0);
+    check_gpu_schedule(mod, "conv with bias and relu", 1, 1e-5);
+  }
+  SECTION("a matmul") {
+    // 32x32 outputs of 2048 products: 8 parts of 256.
+    const IRModule mod = test::narrow_matmul(32, 32, 2048, "float32");
+    const AutoScheduleResult r = auto_schedule(mod, cuda());
+    const BlockReport& b = report_of(r, "C");
+    INFO(b.note);
+    CHECK(b.note.rfind("reduction split in 8 parts along k (", 0) == 0);
+    check_gpu_schedule(mod, "matmul 32x32x2048", 1, 1e-5);
+  }
+  SECTION("not where the reduction is short or the threads many") {
+    const auto never = [](Schedule&, BlockRV, const RuleContext&) -> RuleOutcome {
+      FAIL("tiled the parts of a reduction that is not split");
+      return {};
+    };
+    // 144 products an output: no two parts of 256.
+    const IRModule conv = conv_bias_relu(16, 32);
+    Schedule sch(conv);
+    RuleOutcome o = gpu_split_reduction(sch, sch.get_block("conv"), Launch{1, 32}, cuda(), never);
+    CHECK_FALSE(o.applied);
+    CHECK(o.note.empty());
+    const IRModule mm = matmul(1024);
+    Schedule mm_sch(mm);
+    o = gpu_split_reduction(mm_sch, mm_sch.get_block("C"), Launch{64, 256}, cuda(), never);
+    CHECK_FALSE(o.applied);
+    CHECK(o.note == "16384 threads fill the GPU");
   }
 }
 

@@ -25,6 +25,13 @@ struct GpuModel {
   // Blocks that give every multiprocessor of a large GPU one (A100 108, H100
   // 132): with fewer, a contraction takes smaller blocks and tiles.
   int64_t fill_blocks = 128;
+  // Split reductions (gpu_split_reduction.cpp): a contraction whose launch
+  // has fewer threads than one warp for each of the 4 schedulers of 128
+  // multiprocessors sums its reduction in up to most_reduction_parts parts
+  // (powers of two), each at least least_part_reduction products long.
+  int64_t fill_threads = 16384;
+  int64_t most_reduction_parts = 16;
+  int64_t least_part_reduction = 256;
   // Reductions (gpu_reduce.cpp): with at most this many outputs (64 blocks
   // of 256 threads, too few to fill a GPU one thread an output), each output
   // gets a block whose threads share its row.

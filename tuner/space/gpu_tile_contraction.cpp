@@ -2,9 +2,9 @@
 // any accumulation type): register tiling per thread. For C[i, j] += A[i, k]
 // * B[k, j]
 //
-//   for z in blockIdx.z (one batch loop), by in blockIdx.y, bx in blockIdx.x,
-//       ty in threadIdx.y, tx in threadIdx.x:
-//     for b (any other batch loop, serial), u in range(1):
+//   for z in blockIdx.z (the batch loops, fused), by in blockIdx.y,
+//       bx in blockIdx.x, ty in threadIdx.y, tx in threadIdx.x:
+//     for b (a batch loop past the grid's limit, serial), u in range(1):
 //       C_local[ri, rj] = 0                     (unrolled)
 //       for k: for ri (unrolled): for rj (unrolled):
 //         C_local[ri, rj] += A[i, k] * B[k, j]  (i = (by * ty_n + ty) * ri_n + ri)
@@ -245,16 +245,57 @@ std::string times(int64_t a, int64_t b) {
 // tiles are (rows + columns) x step elements of shared memory.
 constexpr int64_t kMostStep = 32;
 
-// The end of both forms' notes: the batch loop on blockIdx.z, the output's
+// The batch loops on blockIdx.z: those of more than one iteration, the
+// longest first while their product fits the grid, in the nest's order (the
+// order fuse takes them in); the others run serially in each thread.
+std::vector<int> grid_z_loops(const BlockNest& nest, const std::vector<int>& batch,
+                              const GpuModel& gpu) {
+  std::vector<int> by_length;
+  for (int b : batch)
+    if (nest.loops[b].extent > 1) by_length.push_back(b);
+  std::stable_sort(by_length.begin(), by_length.end(),
+                   [&](int a, int b) { return nest.loops[a].extent > nest.loops[b].extent; });
+  std::vector<int> zs;
+  int64_t grid = 1;
+  for (int b : by_length) {
+    if (grid * nest.loops[b].extent > gpu.max_grid_yz) continue;
+    grid *= nest.loops[b].extent;
+    zs.push_back(b);
+  }
+  std::sort(zs.begin(), zs.end());
+  return zs;
+}
+
+int64_t grid_z_extent(const BlockNest& nest, const std::vector<int>& zs) {
+  int64_t grid = 1;
+  for (int z : zs) grid *= nest.loops[z].extent;
+  return grid;
+}
+
+// The loops `zs` (adjacent, outermost first) fused into one and bound to
+// blockIdx.z. Fusing rather than running all but one serially in each thread:
+// a split reduction's parts and a convolution's output rows both give blocks.
+void bind_grid_z(Schedule& sch, const BlockNest& nest, const std::vector<int>& zs) {
+  if (zs.empty()) return;
+  std::vector<LoopRV> loops;
+  for (int z : zs) loops.push_back(nest.loops[z].rv);
+  sch.bind(loops.size() > 1 ? sch.fuse(loops) : loops[0], "blockIdx.z");
+}
+
+bool on_grid_z(const std::vector<int>& zs, int loop) {
+  return std::find(zs.begin(), zs.end(), loop) != zs.end();
+}
+
+// The end of both forms' notes: the batch loops on blockIdx.z, the output's
 // shape, the batch loops serial in each thread.
-std::string grid_note(const BlockNest& nest, int z, const std::vector<int>& batch,
-                      const std::string& shape) {
+std::string grid_note(const BlockNest& nest, const std::vector<int>& zs,
+                      const std::vector<int>& batch, const std::string& shape) {
   std::string note;
-  if (z >= 0 && nest.loops[z].extent > 1)
-    note += " x " + std::to_string(nest.loops[z].extent) + " on blockIdx.z";
+  if (!zs.empty()) note += " x " + std::to_string(grid_z_extent(nest, zs)) + " on blockIdx.z";
+  if (zs.size() > 1) note += " (" + std::to_string(zs.size()) + " batch loops fused)";
   note += " over a " + shape + " output";
   int serial = 0;  // other batch loops of more than one iteration
-  for (int b : batch) serial += b != z && nest.loops[b].extent > 1;
+  for (int b : batch) serial += !on_grid_z(zs, b) && nest.loops[b].extent > 1;
   if (serial > 0)
     note += ", " + std::to_string(serial) + " batch loop" + (serial > 1 ? "s" : "") +
             " serial in each thread";
@@ -266,7 +307,8 @@ struct Found {
   const BlockNest& nest;
   const BlockNode& block;
   const ContractionUpdate& u;
-  int il, jl, z;  // the rows', the columns' and the blockIdx.z loop (-1: none)
+  int il, jl;
+  const std::vector<int>& zs;  // the batch loops on blockIdx.z
   const std::vector<int>& batch;
   const std::vector<int>& reduce;
   Axis rows, cols;
@@ -376,19 +418,23 @@ RuleOutcome shared_tiles(Schedule& sch, BlockRV block, const Found& f, const Rul
   const std::vector<LoopRV> k = sch.split(nest.loops[kl].rv, {k_extent / bk, bk});
 
   std::vector<LoopRV> order;
-  if (f.z >= 0) order.push_back(nest.loops[f.z].rv);
+  for (int z : f.zs) order.push_back(nest.loops[z].rv);
   order.push_back(i.blocks);
   order.push_back(j.blocks);
   for (int b : f.batch)
-    if (b != f.z) order.push_back(nest.loops[b].rv);
-  const size_t depth = order.size();  // the unit loop's place among the loops
+    if (!on_grid_z(f.zs, b)) order.push_back(nest.loops[b].rv);
+  // The loops once bind_grid_z has fused the grid's z loops into one.
+  const size_t fused_away = f.zs.size() > 1 ? f.zs.size() - 1 : 0;
+  const size_t depth = order.size() - fused_away;  // the unit loop's place among the loops
+  const size_t first_step = order.size();
   for (int r : f.reduce)
     if (r != kl) order.push_back(nest.loops[r].rv);
-  const LoopRV outermost_step = order.size() > depth ? order[depth] : k[0];
-  const size_t copy_depth = order.size() + 2;  // the copies' loops: after the unit loop and ko
+  const LoopRV outermost_step = order.size() > first_step ? order[first_step] : k[0];
+  // The copies' loops: after the unit loop and ko.
+  const size_t copy_depth = order.size() - fused_away + 2;
   for (LoopRV l : {k[0], i.threads, j.threads, k[1], i.tile, j.tile}) order.push_back(l);
   sch.reorder(order);
-  if (f.z >= 0) sch.bind(nest.loops[f.z].rv, "blockIdx.z");
+  bind_grid_z(sch, nest, f.zs);
   sch.bind(i.blocks, "blockIdx.y");
   sch.bind(j.blocks, "blockIdx.x");
   sch.bind(i.threads, "threadIdx.y");
@@ -441,7 +487,7 @@ RuleOutcome shared_tiles(Schedule& sch, BlockRV block, const Found& f, const Rul
                      times(bk, j.axis.threads * j.axis.tile) + ", register tile " +
                      times(i.axis.tile, j.axis.tile) + " per thread, " + times(ty_n, tx_n) +
                      " threads per block, " + times(i.axis.blocks(), j.axis.blocks()) + " blocks";
-  return {true, note + grid_note(nest, f.z, f.batch, times(f.rows.extent, f.cols.extent))};
+  return {true, note + grid_note(nest, f.zs, f.batch, times(f.rows.extent, f.cols.extent))};
 }
 
 // Which of the two forms tile() may take.
@@ -494,15 +540,9 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, Forms form
   if (rows.tile * cols.tile == 1 || rows.threads * cols.threads < gpu.warp_size)
     return {false, "no register tile for a " + shape + " output in blocks of at least " +
                        std::to_string(gpu.warp_size) + " threads"};
-  // One batch loop, the longest, is blockIdx.z; the others are serial in each
-  // thread (fused into one grid dimension, their quotient and remainder would
-  // keep compact-allocations from shrinking the cache).
-  int z = -1;
-  for (int b : batch)
-    if (z < 0 || nest->loops[b].extent > nest->loops[z].extent) z = b;
-  fill_gpu(rows, cols, z >= 0 ? nest->loops[z].extent : 1, gpu);
-  if (z >= 0 && nest->loops[z].extent > gpu.max_grid_yz)
-    return {false, "a batch loop of more than " + std::to_string(gpu.max_grid_yz) + " blocks"};
+  const std::vector<int> zs = grid_z_loops(*nest, batch, gpu);
+  const int64_t grid_z = grid_z_extent(*nest, zs);
+  fill_gpu(rows, cols, grid_z, gpu);
   if (rows.blocks() > gpu.max_grid_yz)
     return {false, "more than " + std::to_string(gpu.max_grid_yz) + " blocks of rows"};
   if (cols.blocks() > gpu.max_grid_x)
@@ -514,11 +554,11 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, Forms form
     auto [shared_rows, shared_cols] = std::pair{rows, cols};
     if (std::lcm(rows.threads, cols.threads) > kMostStep)
       std::tie(shared_rows, shared_cols) =
-          power_of_two_threads(rows.extent, cols.extent, z >= 0 ? nest->loops[z].extent : 1, gpu);
+          power_of_two_threads(rows.extent, cols.extent, grid_z, gpu);
     const RuleOutcome shared = on_copy(sch, [&](Schedule& trial) {
       return shared_tiles(
           trial, block,
-          Found{*nest, *blk, u, il, jl, z, batch, reduce, shared_rows, shared_cols, pad}, cx);
+          Found{*nest, *blk, u, il, jl, zs, batch, reduce, shared_rows, shared_cols, pad}, cx);
     });
     if (shared.applied || forms == Forms::shared) return shared;
     no_shared = shared.note;
@@ -532,11 +572,13 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, Forms form
     return {false, "drew " + times(i.axis.threads, j.axis.threads) + " threads of " +
                        times(i.axis.tile, j.axis.tile) + " tiles, past the limits"};
   std::vector<LoopRV> order, bound;
-  if (z >= 0) order.push_back(nest->loops[z].rv);
-  for (LoopRV l : {i.blocks, j.blocks, i.threads, j.threads}) order.push_back(l);
-  bound = order;
+  for (int z : zs) order.push_back(nest->loops[z].rv);
+  for (LoopRV l : {i.blocks, j.blocks, i.threads, j.threads}) {
+    order.push_back(l);
+    bound.push_back(l);
+  }
   for (int b : batch)
-    if (b != z) order.push_back(nest->loops[b].rv);
+    if (!on_grid_z(zs, b)) order.push_back(nest->loops[b].rv);
   const size_t depth = order.size();  // u's place among the loops
   for (int r : reduce) order.push_back(nest->loops[r].rv);
   order.push_back(i.tile);
@@ -553,12 +595,11 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, Forms form
     const std::vector<LoopRV> loops = sch.get_loops(b);
     for (size_t l = depth + 1; l < loops.size(); ++l) sch.unroll(loops[l]);
   }
-  if (z >= 0) sch.bind(bound[0], "blockIdx.z");
-  const size_t first = z >= 0 ? 1 : 0;
-  sch.bind(bound[first], "blockIdx.y");
-  sch.bind(bound[first + 1], "blockIdx.x");
-  sch.bind(bound[first + 2], "threadIdx.y");
-  sch.bind(bound[first + 3], "threadIdx.x");
+  bind_grid_z(sch, *nest, zs);
+  sch.bind(bound[0], "blockIdx.y");
+  sch.bind(bound[1], "blockIdx.x");
+  sch.bind(bound[2], "threadIdx.y");
+  sch.bind(bound[3], "threadIdx.x");
 
   const int64_t tile = i.axis.tile * j.axis.tile;
   if (!local_tile_placed(sch.func(sch.resolve(block, "gpu-tile-contraction").func), tile, true))
@@ -567,7 +608,7 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, Forms form
   std::string note = "register tile " + times(i.axis.tile, j.axis.tile) + " per thread, " +
                      times(i.axis.threads, j.axis.threads) + " threads per block, " +
                      times(i.axis.blocks(), j.axis.blocks()) + " blocks";
-  return {true, note + grid_note(*nest, z, batch, shape) +
+  return {true, note + grid_note(*nest, zs, batch, shape) +
                     " (no shared-memory tiles: " + no_shared + ")"};
 }
 
@@ -622,8 +663,20 @@ RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext
       on_copy(sch, [&](Schedule& trial) { return gpu_tensor_core(trial, block, cx); });
   if (tc.applied) return tc;
   const std::string no_tensor_cores = tc.note.empty() ? "" : " (no tensor cores: " + tc.note + ")";
-  RuleOutcome out = cuda_core_tiles(sch, block, cx);
-  if (out.applied) out.note += no_tensor_cores;
+  Schedule whole = sch;
+  RuleOutcome out = cuda_core_tiles(whole, block, cx);
+  if (!out.applied) return out;
+  // Too few threads for the GPU: the reduction in parts, where it is long.
+  const Launch launch = launch_of(whole, block);
+  if (launch.threads() < cx.gpu.fill_threads) {
+    const RuleOutcome split = on_copy(sch, [&](Schedule& trial) {
+      return gpu_split_reduction(trial, block, launch, cx, cuda_core_tiles);
+    });
+    if (split.applied) return {true, split.note + no_tensor_cores};
+    if (!split.note.empty()) out.note += " (reduction not split: " + split.note + ")";
+  }
+  sch = std::move(whole);
+  out.note += no_tensor_cores;
   return out;
 }
 

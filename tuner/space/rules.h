@@ -54,8 +54,8 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
 // columns of C split into blockIdx.y/x, threadIdx.y/x and a per-thread tile
 // (GpuModel::tile_rows x tile_columns, in registers: a "local" cache_write
 // with its init and write-back inside the thread loops, its loops unrolled)
-// around the serial reduction; one batch loop on blockIdx.z, any other
-// serial in each thread. First with the block's operand tiles staged in
+// around the serial reduction; the batch loops fused on blockIdx.z (any
+// past the grid's limit serial in each thread). First with the block's operand tiles staged in
 // shared memory per step of the reduction (a convolution's steps at each
 // window position, its zero pad computed by the copy). Exact divisors only:
 // a shape with no register tile is left to bind_gpu_threads. A
@@ -63,14 +63,35 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
 // where gpu_tensor_core applies. Smaller blocks and tiles where there would
 // be fewer than GpuModel::fill_blocks blocks; a zero pad producer (a
 // convolution's) inlined into the loads where only the register tile applies.
+// Where the tiled contraction would still launch fewer than
+// GpuModel::fill_threads threads, its reduction summed in parts
+// (gpu_split_reduction).
 RuleOutcome gpu_tile_contraction(Schedule& sch, BlockRV block, const RuleContext& cx);
+// A kernel's launch: blocks and threads per block.
+struct Launch {
+  int64_t blocks = 1, threads_per_block = 1;
+  int64_t threads() const { return blocks * threads_per_block; }
+};
+// The launch of the kernel `block` is in: the extents of the thread-bound
+// loops around it.
+Launch launch_of(Schedule& sch, BlockRV block);
+// A form of gpu_tile_contraction, applied to `block` under `cx`.
+using TileForm = std::function<RuleOutcome(Schedule&, BlockRV, const RuleContext&)>;
+// gpu_tile_contraction's split reduction (split-K,
+// gpu_split_reduction.cpp): where the contraction `block`, tiled whole,
+// launches fewer than GpuModel::fill_threads threads, its longest reduction
+// loop split in parts (rfactor), the partial sums tiled by `tiles` with the
+// parts as a batch loop, into that many times `whole`'s blocks, then summed
+// one thread an output (bind_gpu_threads). Declines with an empty note where
+// the reduction is too short to split.
+RuleOutcome gpu_split_reduction(Schedule& sch, BlockRV block, const Launch& whole,
+                                const RuleContext& cx, const TileForm& tiles);
 // gpu_tile_contraction's first form, for a matmul C[i, j] += float32(A[i, k])
 // * float32(B[k, j]) of float16 or bfloat16 operands (batch loops before i
-// allowed), every extent a multiple of 16: tensor cores (tensorize with the mma_* tensor intrinsics), warps of
-// 16x16 accumulator tiles in registers, A and B tiles staged in shared
-// memory each k step of 32 where k is several such steps. Declines with an
-// empty note where the block is no such update into float32 (no reason
-// worth reporting).
+// allowed), every extent a multiple of 16: tensor cores (tensorize with the mma_* tensor
+// intrinsics), warps of 16x16 accumulator tiles in registers, A and B tiles staged in shared memory
+// each k step of 32 where k is several such steps. Declines with an empty note where the block is
+// no such update into float32 (no reason worth reporting).
 RuleOutcome gpu_tensor_core(Schedule& sch, BlockRV block, const RuleContext& cx);
 // For a GPU target (Isa::cuda), a reduction with few outputs and long rows:
 // a block of threads per output, each thread summing a strided part of the
