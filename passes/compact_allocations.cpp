@@ -54,7 +54,9 @@
 // becomes T.address_of of the compact element with ld the compact row
 // stride (a GPU block's A and B tiles in shared memory, read by tensor
 // cores). Any other address of an element, a tile written, keeps the
-// allocation where it is.
+// allocation where it is. In shared memory, rows read as such tiles are
+// spaced to an odd multiple of 16 bytes (Box::pad_rows: 64-byte rows of 32
+// float16 become 80), so that a tile's rows fall into different banks.
 //
 // Anything else (a guarded writer, a read-modify-write reduction whose init
 // was not hoisted, writers that leave a hole, indices that are not affine)
@@ -329,10 +331,34 @@ class Box {
     return true;
   }
 
+  // The elements the compact storage spans (the product of the counts,
+  // unless pad_rows spaced the rows).
   int64_t size() const {
-    int64_t n = 1;
-    for (const Group& g : groups_) n *= g.count;
-    return n;
+    return groups_.empty() ? 1 : groups_.back().weight * groups_.back().count;
+  }
+
+  // Rows (row_stride apart in the original storage) of elem_bytes elements
+  // spaced to an odd multiple of 16 bytes where they are an even one.
+  // Tensor cores load a tile from shared memory 16 bytes of each of 8 rows
+  // at a time; with rows of 64 or 128 bytes those fall into the same 4 of
+  // the 32 banks, 4 or 8 ways serialized, and with an odd multiple of 16
+  // into 8 different ones. A box whose rows follow each other (one group of
+  // both) is first split into its rows. The map stays one to one: only the
+  // gaps between rows grow.
+  void pad_rows(int64_t elem_bytes, int64_t row_stride) {
+    if (groups_.empty() || groups_[0].stride != 1 || 16 % elem_bytes != 0) return;
+    if (groups_.size() == 1 || groups_[1].stride != row_stride) {
+      // Whole rows in the first group: split it at the row.
+      const Group first = groups_[0];
+      if (row_stride >= first.count || first.count % row_stride != 0) return;
+      groups_[0].count = row_stride;
+      groups_.insert(groups_.begin() + 1, Group{row_stride, first.count / row_stride});
+    }
+    const int64_t row_bytes = groups_[0].count * elem_bytes;
+    const bool pad = row_bytes % 16 == 0 && (row_bytes / 16) % 2 == 0;
+    groups_[1].weight = groups_[0].count + (pad ? 16 / elem_bytes : 0);
+    for (size_t g = 2; g < groups_.size(); ++g)
+      groups_[g].weight = groups_[g - 1].weight * groups_[g - 1].count;
   }
 
   // A term's coefficient in the compact storage (index() maps each so), or
@@ -498,8 +524,26 @@ class Compactor {
     }
     auto writers = fill_first(loop_.body);
     if (!writers) return std::nullopt;
+    // Rows of the tiles tensor cores read from shared memory spaced
+    // (Box::pad_rows), where they all have one stride and every access fits
+    // the spaced rows (a copy whose one loop runs across several rows does
+    // not); else as dense as the box.
+    std::set<int64_t> row_strides;
+    for (const Access& a : all_.accesses)
+      if (a.ld != 0) row_strides.insert(a.ld);
+    if (alloc_.scope == "shared" && row_strides.size() == 1)
+      if (auto out = plan_box(*writers, into_kernel, *row_strides.begin())) return out;
+    return plan_box(*writers, into_kernel, 0);
+  }
+
+  // plan's indices with the box of `writers`, its rows spaced where
+  // row_stride is not 0.
+  std::optional<std::unordered_map<const void*, Expr>> plan_box(
+      const std::vector<const Access*>& writers, bool into_kernel, int64_t row_stride) {
     box_.emplace(all_.defined, ranges_);
-    if (!box_->build(*writers)) return std::nullopt;
+    tile_strides_.clear();
+    if (!box_->build(writers)) return std::nullopt;
+    if (row_stride != 0) box_->pad_rows(alloc_.dtype.bytes(), row_stride);
     auto whole = as_const_int(alloc_.extents.at(0));
     // Smaller, or (kept_thread_bindings) as large but moved into a GPU kernel,
     // whose code generator needs it there (bytes: compact_allocations).
