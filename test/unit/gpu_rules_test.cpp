@@ -236,6 +236,21 @@ TEST_CASE("gpu rules: a block past the grid's limit is not bound", "[rules][gpu]
   CHECK(o.note == "more than 2147483647 blocks of 256 threads");
 }
 
+// Batch loops fuse on blockIdx.z while their product fits its 65535 blocks;
+// one loop past that alone would be 65536 serial steps in each thread.
+TEST_CASE("gpu rules: batch loops past blockIdx.z's limit", "[rules][gpu]") {
+  Schedule fits(test::narrow_batch_matmul({300, 300}, 32, 32, 16, "float32", false));
+  RuleOutcome o = gpu_tile_contraction(fits, fits.get_block("C"), cuda());
+  INFO(o.note);
+  CHECK(o.applied);
+  CHECK(o.note.find("x 300 on blockIdx.z over a 32x32 output, 1 batch loop serial in each "
+                    "thread") != std::string::npos);
+  Schedule past(test::narrow_batch_matmul({65536}, 32, 32, 16, "float32", false));
+  o = gpu_tile_contraction(past, past.get_block("C"), cuda());
+  CHECK_FALSE(o.applied);
+  CHECK(o.note == "a batch loop of more than 65535 blocks");
+}
+
 TEST_CASE("gpu rules: CPU targets keep the CPU rules", "[rules][gpu]") {
   for (const char* file :
        {"matmul.tir", "softmax.tir", "max_pool2d.tir", "elementwise_chain.tir"}) {

@@ -4,7 +4,7 @@
 //
 //   for z in blockIdx.z (the batch loops, fused), by in blockIdx.y,
 //       bx in blockIdx.x, ty in threadIdx.y, tx in threadIdx.x:
-//     for b (a batch loop past the grid's limit, serial), u in range(1):
+//     for b (batch loops past the grid's limit together, serial), u in range(1):
 //       C_local[ri, rj] = 0                     (unrolled)
 //       for k: for ri (unrolled): for rj (unrolled):
 //         C_local[ri, rj] += A[i, k] * B[k, j]  (i = (by * ty_n + ty) * ri_n + ri)
@@ -247,7 +247,8 @@ constexpr int64_t kMostStep = 32;
 
 // The batch loops on blockIdx.z: those of more than one iteration, the
 // longest first while their product fits the grid, in the nest's order (the
-// order fuse takes them in); the others run serially in each thread.
+// order fuse takes them in); the others (whose product with the longer ones
+// would not fit) run serially in each thread.
 std::vector<int> grid_z_loops(const BlockNest& nest, const std::vector<int>& batch,
                               const GpuModel& gpu) {
   std::vector<int> by_length;
@@ -540,6 +541,11 @@ RuleOutcome tile(Schedule& sch, BlockRV block, const RuleContext& cx, Forms form
   if (rows.tile * cols.tile == 1 || rows.threads * cols.threads < gpu.warp_size)
     return {false, "no register tile for a " + shape + " output in blocks of at least " +
                        std::to_string(gpu.warp_size) + " threads"};
+  // A batch loop past the grid's limit would be that many serial steps in
+  // each thread: left to bind_gpu_threads.
+  for (int b : batch)
+    if (nest->loops[b].extent > gpu.max_grid_yz)
+      return {false, "a batch loop of more than " + std::to_string(gpu.max_grid_yz) + " blocks"};
   const std::vector<int> zs = grid_z_loops(*nest, batch, gpu);
   const int64_t grid_z = grid_z_extent(*nest, zs);
   fill_gpu(rows, cols, grid_z, gpu);

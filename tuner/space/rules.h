@@ -54,9 +54,10 @@ RuleOutcome parallel_vectorize(Schedule& sch, BlockRV block, const RuleContext& 
 // columns of C split into blockIdx.y/x, threadIdx.y/x and a per-thread tile
 // (GpuModel::tile_rows x tile_columns, in registers: a "local" cache_write
 // with its init and write-back inside the thread loops, its loops unrolled)
-// around the serial reduction; the batch loops fused on blockIdx.z (any
-// past the grid's limit serial in each thread). First with the block's operand tiles staged in
-// shared memory per step of the reduction (a convolution's steps at each
+// around the serial reduction; the batch loops fused on blockIdx.z (those
+// whose product with the longer ones passes the grid's limit serial in each
+// thread; one past the limit alone declines). First with the block's operand
+// tiles staged in shared memory per step of the reduction (a convolution's steps at each
 // window position, its zero pad computed by the copy). Exact divisors only:
 // a shape with no register tile is left to bind_gpu_threads. A
 // float16/bfloat16 (batch) matmul into float32 gets tensor cores instead
