@@ -3,18 +3,18 @@
 // outputs, each a sum of 4608 products) launches too few threads to keep a
 // GPU busy, whatever its tiles: 3584 threads, against the four warp
 // schedulers of each of 132 multiprocessors. Here the reduction's longest
-// loop k is split in S parts (rfactor), each part's partial sums a
-// contraction of its own with one more batch loop, tiled as any other but
-// into S times the blocks (the parts on blockIdx.z with the other batch
-// loops; without the factor, the larger grid would only buy larger register
-// tiles per thread, not more threads):
+// loop k is split in S parts (rfactor). The partial sums, a contraction of
+// their own with one more batch loop, are tiled as any other but into S
+// times the blocks (the parts on blockIdx.z with the other batch loops;
+// without the factor the larger grid would only buy larger register tiles
+// per thread, not more threads). A second kernel adds the parts to the
+// block's init (a bias), one thread an output (bind_gpu_threads), and a
+// later rule computes the epilogue after that sum in the same threads:
 //
 //   C_rf[s, i, j] += A[i, s * n + k] * B[s * n + k, j]    (S times the threads)
-//   C[i, j] += C_rf[s, i, j]                              (one thread an output)
+//   C[i, j] = init[i, j] + sum over s of C_rf[s, i, j]     (one thread an output)
 //
-// and then summed, one thread per output (bind_gpu_threads): the epilogue a
-// later rule computes after that sum, in its threads. The partial sums cost
-// S times the output in memory, written and read once.
+// The partial sums cost S times the output in memory, written and read once.
 #include <algorithm>
 #include <string>
 
