@@ -642,17 +642,17 @@ IRModule conv_bias_relu(int64_t c, int64_t m) {
 TEST_CASE("gpu rules: a long reduction with few outputs is summed in parts", "[rules][gpu]") {
   SECTION("a convolution with a bias and a ReLU") {
     // 576 products an output: 2 parts of 288 (4 would be shorter than 256).
-    const IRModule mod = conv_bias_relu(64, 32);
+    const IRModule mod = conv_bias_relu(64, 16);
     const AutoScheduleResult r = auto_schedule(mod, cuda());
     const BlockReport& b = report_of(r, "conv");
     INFO(b.note);
     CHECK(b.rule == "gpu-tile-contraction");
     CHECK(b.note ==
-          "reduction split in 2 parts along k (1568 threads, 784 whole); partial sums (block "
-          "conv_rf): register tile 1x2 per thread, 7x8 threads per block, 1x2 blocks x 14 on "
-          "blockIdx.z (2 batch loops fused) over a 7x32 output (no shared-memory tiles: 1x16 "
+          "reduction split in 2 parts along k (784 threads, 392 whole); partial sums (block "
+          "conv_rf): register tile 1x2 per thread, 7x8 threads per block, 1x1 blocks x 14 on "
+          "blockIdx.z (2 batch loops fused) over a 7x16 output (no shared-memory tiles: 1x16 "
           "threads, fewer than a warp) (inlined its zero pad, block pad); their sum: fused 4 "
-          "loops (1568 iterations) into 7 blocks x 224 threads, 1 loop serial in each thread");
+          "loops (784 iterations) into 1 block x 784 threads, 1 loop serial in each thread");
     CHECK(report_of(r, "pad").rule == "inlined");
     const BlockReport& relu = report_of(r, "relu");
     CHECK(relu.rule == "bind-gpu-threads");
@@ -660,13 +660,13 @@ TEST_CASE("gpu rules: a long reduction with few outputs is summed in parts", "[r
     check_gpu_schedule(mod, "conv with bias and relu", 1, 1e-5);
   }
   SECTION("a matmul") {
-    // 32x32 outputs of 2048 products: 8 parts of 256.
-    const IRModule mod = test::narrow_matmul(32, 32, 2048, "float32");
+    // 32x16 outputs of 2048 products: 8 parts of 256.
+    const IRModule mod = test::narrow_matmul(32, 16, 2048, "float32");
     const AutoScheduleResult r = auto_schedule(mod, cuda());
     const BlockReport& b = report_of(r, "C");
     INFO(b.note);
     CHECK(b.note.rfind("reduction split in 8 parts along k (", 0) == 0);
-    check_gpu_schedule(mod, "matmul 32x32x2048", 1, 1e-5);
+    check_gpu_schedule(mod, "matmul 32x16x2048", 1, 1e-5);
   }
   SECTION("not where the reduction is short or the threads many") {
     const auto never = [](Schedule&, BlockRV, const RuleContext&) -> RuleOutcome {
