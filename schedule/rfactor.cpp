@@ -9,7 +9,6 @@
 #include <limits>
 
 #include "ir/arith/region.h"
-#include "ir/structural.h"
 #include "ir/substitute.h"
 #include "schedule/analysis.h"
 #include "schedule/buffer_rewrite.h"

@@ -483,24 +483,31 @@ PrimFunc tiles_program(const std::string& rows, const std::string& last,
           last);
 }
 
-}  // namespace
-
-TEST_CASE("compact-allocations: tiles that tensor cores read move in with their row stride",
-          "[passes][compact]") {
-  // Each iteration's 32x32 part; the tiles' row stride 64 becomes 32.
-  const PrimFunc f = tiles_program("2", "");
+// `f`'s tile buffer compacted into the loop po: `extent` elements, the
+// tiles read as `tile_read` (their compact address and row stride), the
+// lowered form kept and equal to f under the interpreter (warp matrix
+// operations: no CPU generator to compare with).
+void check_tiles_moved_in(const PrimFunc& f, int64_t extent, const std::string& tile_read) {
   const PrimFunc out = compact_allocations(f);
   const std::string printed = print_func(out, "main");
   INFO(printed);
   auto p = placements(out);
   REQUIRE(p.size() == 1);
-  CHECK(p[0].extent == 1024);
+  CHECK(p[0].extent == extent);
   CHECK(p[0].loop == "po");
-  CHECK(printed.find("T.address_of(B_1[t * 512 + u * 16]), 32,") != std::string::npos);
+  CHECK(printed.find(tile_read) != std::string::npos);
   REQUIRE_NOTHROW(check_lowered_form(out));
   const EquivResult eq = check_equivalent(f, out, 3);
   INFO(eq.message);
   CHECK(eq.equal);
+}
+
+}  // namespace
+
+TEST_CASE("compact-allocations: tiles that tensor cores read move in with their row stride",
+          "[passes][compact]") {
+  // Each iteration's 32x32 part; the tiles' row stride 64 becomes 32.
+  check_tiles_moved_in(tiles_program("2", ""), 1024, "T.address_of(B_1[t * 512 + u * 16]), 32,");
 
   // A tile past what the copy wrote (t = 2: rows 32 to 47), a tile written
   // by a warp matrix operation, an address taken elsewhere: left alone.
@@ -524,19 +531,8 @@ TEST_CASE("compact-allocations: tensor-core tiles in shared memory get rows of 8
           "[passes][compact]") {
   // Rows of 32 float16 (64 bytes) would put 8 rows' 16-byte pieces into 2
   // groups of 4 banks; spaced to 40 elements they fall into 8.
-  const PrimFunc f = tiles_program("2", "", "shared");
-  const PrimFunc out = compact_allocations(f);
-  const std::string printed = print_func(out, "main");
-  INFO(printed);
-  auto p = placements(out);
-  REQUIRE(p.size() == 1);
-  CHECK(p[0].extent == 32 * 40);
-  CHECK(p[0].loop == "po");
-  CHECK(printed.find("T.address_of(B_1[t * 640 + u * 16]), 40,") != std::string::npos);
-  REQUIRE_NOTHROW(check_lowered_form(out));
-  const EquivResult eq = check_equivalent(f, out, 3);
-  INFO(eq.message);
-  CHECK(eq.equal);
+  check_tiles_moved_in(tiles_program("2", "", "shared"), 32 * 40,
+                       "T.address_of(B_1[t * 640 + u * 16]), 40,");
 }
 
 TEST_CASE("compact-allocations: a copy loop across the rows keeps shared rows dense",
@@ -562,15 +558,5 @@ TEST_CASE("compact-allocations: a copy loop across the rows keeps shared rows de
           "                T.evaluate(T.mma_sync(T.address_of(C_1[po * 512 + t * 256]), 16, "
           "T.address_of(B_1[po * 1024 + t * 512 + u * 16]), 32, T.address_of(W_1[u * 256]), "
           "16))\n");
-  const PrimFunc out = compact_allocations(f);
-  const std::string printed = print_func(out, "main");
-  INFO(printed);
-  auto p = placements(out);
-  REQUIRE(p.size() == 1);
-  CHECK(p[0].extent == 1024);
-  CHECK(p[0].loop == "po");
-  CHECK(printed.find("T.address_of(B_1[t * 512 + u * 16]), 32,") != std::string::npos);
-  const EquivResult eq = check_equivalent(f, out, 3);
-  INFO(eq.message);
-  CHECK(eq.equal);
+  check_tiles_moved_in(f, 1024, "T.address_of(B_1[t * 512 + u * 16]), 32,");
 }

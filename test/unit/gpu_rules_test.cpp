@@ -489,37 +489,51 @@ TEST_CASE("gpu rules: larger convolutions get register tiles and compute the sam
 }
 
 // A 3x3 convolution with padding 1 in NHWC, as the ONNX frontend writes a
-// ResNet layer: X (1, hw, hw, c), weights (3, 3, c, m).
-IRModule nhwc_conv(int64_t hw, int64_t c, int64_t m) {
+// ResNet layer: X (1, hw, hw, c), weights (3, 3, c, m) into Y; with
+// `bias_relu`, its init the bias B (m) and a ReLU after it into Z, Y then an
+// intermediate.
+IRModule nhwc_conv(int64_t hw, int64_t c, int64_t m, bool bias_relu = false) {
   const std::string HW = std::to_string(hw), P = std::to_string(hw + 2), C = std::to_string(c),
                     M = std::to_string(m);
-  return parse_module("@T.prim_func\ndef main(X: T.Buffer((1, " + HW + ", " + HW + ", " + C +
-                          "), \"float32\"), W: T.Buffer((3, 3, " + C + ", " + M +
-                          "), \"float32\"), Y: T.Buffer((1, " + HW + ", " + HW + ", " + M +
-                          "), \"float32\")):\n"
-                          "    Xp = T.alloc_buffer((1, " +
-                          P + ", " + P + ", " + C +
-                          "), \"float32\")\n"
-                          "    for i0, i1, i2, i3 in T.grid(1, " +
-                          P + ", " + P + ", " + C +
-                          "):\n"
-                          "        with T.block(\"pad\"):\n"
-                          "            v0, v1, v2, v3 = T.axis.remap(\"SSSS\", [i0, i1, i2, i3])\n"
-                          "            Xp[v0, v1, v2, v3] = T.if_then_else(v1 >= 1 and v1 < " +
-                          HW + " + 1 and v2 >= 1 and v2 < " + HW +
-                          " + 1, X[v0, v1 - 1, v2 - 1, v3], T.float32(0))\n"
-                          "    for n, h, w, o, k, r, s in T.grid(1, " +
-                          HW + ", " + HW + ", " + M + ", " + C +
-                          ", 3, 3):\n"
-                          "        with T.block(\"conv\"):\n"
-                          "            vn, vh, vw, vo, vk, vr, vs = T.axis.remap(\"SSSSRRR\", [n, "
-                          "h, w, o, k, r, s])\n"
-                          "            with T.init():\n"
-                          "                Y[vn, vh, vw, vo] = T.float32(0)\n"
-                          "            Y[vn, vh, vw, vo] = Y[vn, vh, vw, vo] + Xp[vn, vh + vr, vw "
-                          "+ vs, vk] * W[vr, "
-                          "vs, vk, vo]\n",
-                      "nhwc_conv_" + HW + "x" + C + "x" + M + ".tir");
+  const std::string out_shape = "(1, " + HW + ", " + HW + ", " + M + ")";
+  const std::string params = bias_relu ? "B: T.Buffer((" + M + ",), \"float32\"), Z: T.Buffer(" +
+                                             out_shape + ", \"float32\")"
+                                       : "Y: T.Buffer(" + out_shape + ", \"float32\")";
+  std::string text = "@T.prim_func\ndef main(X: T.Buffer((1, " + HW + ", " + HW + ", " + C +
+                     "), \"float32\"), W: T.Buffer((3, 3, " + C + ", " + M + "), \"float32\"), " +
+                     params +
+                     "):\n"
+                     "    Xp = T.alloc_buffer((1, " +
+                     P + ", " + P + ", " + C + "), \"float32\")\n";
+  if (bias_relu) text += "    Y = T.alloc_buffer(" + out_shape + ", \"float32\")\n";
+  text +=
+      "    for i0, i1, i2, i3 in T.grid(1, " + P + ", " + P + ", " + C +
+      "):\n"
+      "        with T.block(\"pad\"):\n"
+      "            v0, v1, v2, v3 = T.axis.remap(\"SSSS\", [i0, i1, i2, i3])\n"
+      "            Xp[v0, v1, v2, v3] = T.if_then_else(v1 >= 1 and v1 < " +
+      HW + " + 1 and v2 >= 1 and v2 < " + HW +
+      " + 1, X[v0, v1 - 1, v2 - 1, v3], T.float32(0))\n"
+      "    for n, h, w, o, k, r, s in T.grid(1, " +
+      HW + ", " + HW + ", " + M + ", " + C +
+      ", 3, 3):\n"
+      "        with T.block(\"conv\"):\n"
+      "            vn, vh, vw, vo, vk, vr, vs = T.axis.remap(\"SSSSRRR\", [n, h, w, o, k, r, "
+      "s])\n"
+      "            with T.init():\n"
+      "                Y[vn, vh, vw, vo] = " +
+      (bias_relu ? "B[vo]" : "T.float32(0)") +
+      "\n"
+      "            Y[vn, vh, vw, vo] = Y[vn, vh, vw, vo] + Xp[vn, vh + vr, vw + vs, vk] * W[vr, "
+      "vs, vk, vo]\n";
+  if (bias_relu)
+    text += "    for n, h, w, o in T.grid(1, " + HW + ", " + HW + ", " + M +
+            "):\n"
+            "        with T.block(\"relu\"):\n"
+            "            vn, vh, vw, vo = T.axis.remap(\"SSSS\", [n, h, w, o])\n"
+            "            Z[vn, vh, vw, vo] = T.max(Y[vn, vh, vw, vo], T.float32(0))\n";
+  return parse_module(
+      text, "nhwc_conv_" + HW + "x" + C + "x" + M + (bias_relu ? "_bias_relu" : "") + ".tir");
 }
 
 // The allocations of `scope` in f lowered for the GPU, with the loops around
@@ -589,52 +603,6 @@ TEST_CASE("gpu rules: convolutions step through window positions and channels in
   }
 }
 
-namespace {
-
-// A 7x7 NHWC convolution of c channels into m, its init the bias and a ReLU
-// after it (ResNet's last layers, smaller): few outputs, a long reduction.
-IRModule conv_bias_relu(int64_t c, int64_t m) {
-  const std::string C = std::to_string(c), M = std::to_string(m);
-  return parse_module(
-      "@T.prim_func\ndef main(X: T.Buffer((1, 7, 7, " + C + "), \"float32\"), W: T.Buffer((3, 3, " +
-          C + ", " + M + "), \"float32\"), B: T.Buffer((" + M +
-          ",), \"float32\"), Z: T.Buffer((1, 7, 7, " + M +
-          "), \"float32\")):\n"
-          "    Xp = T.alloc_buffer((1, 9, 9, " +
-          C +
-          "), \"float32\")\n"
-          "    Y = T.alloc_buffer((1, 7, 7, " +
-          M +
-          "), \"float32\")\n"
-          "    for i0, i1, i2, i3 in T.grid(1, 9, 9, " +
-          C +
-          "):\n"
-          "        with T.block(\"pad\"):\n"
-          "            v0, v1, v2, v3 = T.axis.remap(\"SSSS\", [i0, i1, i2, i3])\n"
-          "            Xp[v0, v1, v2, v3] = T.if_then_else(v1 >= 1 and v1 < 8 and v2 >= 1 and v2 < "
-          "8, X[v0, v1 - 1, v2 - 1, v3], T.float32(0))\n"
-          "    for n, h, w, o, k, r, s in T.grid(1, 7, 7, " +
-          M + ", " + C +
-          ", 3, 3):\n"
-          "        with T.block(\"conv\"):\n"
-          "            vn, vh, vw, vo, vk, vr, vs = T.axis.remap(\"SSSSRRR\", [n, h, w, o, k, r, "
-          "s])\n"
-          "            with T.init():\n"
-          "                Y[vn, vh, vw, vo] = B[vo]\n"
-          "            Y[vn, vh, vw, vo] = Y[vn, vh, vw, vo] + Xp[vn, vh + vr, vw + vs, vk] * "
-          "W[vr, "
-          "vs, vk, vo]\n"
-          "    for n, h, w, o in T.grid(1, 7, 7, " +
-          M +
-          "):\n"
-          "        with T.block(\"relu\"):\n"
-          "            vn, vh, vw, vo = T.axis.remap(\"SSSS\", [n, h, w, o])\n"
-          "            Z[vn, vh, vw, vo] = T.max(Y[vn, vh, vw, vo], T.float32(0))\n",
-      "conv_bias_relu_" + C + "x" + M + ".tir");
-}
-
-}  // namespace
-
 // Split-K: the partial sums over parts of the channels as a contraction of
 // their own, the parts on blockIdx.z beside the output rows, into that many
 // times the blocks; then their sum from the bias, one thread an output, with
@@ -642,7 +610,7 @@ IRModule conv_bias_relu(int64_t c, int64_t m) {
 TEST_CASE("gpu rules: a long reduction with few outputs is summed in parts", "[rules][gpu]") {
   SECTION("a convolution with a bias and a ReLU") {
     // 576 products an output: 2 parts of 288 (4 would be shorter than 256).
-    const IRModule mod = conv_bias_relu(64, 16);
+    const IRModule mod = nhwc_conv(7, 64, 16, true);
     const AutoScheduleResult r = auto_schedule(mod, cuda());
     const BlockReport& b = report_of(r, "conv");
     INFO(b.note);
@@ -674,7 +642,7 @@ TEST_CASE("gpu rules: a long reduction with few outputs is summed in parts", "[r
       return {};
     };
     // 144 products an output: no two parts of 256.
-    const IRModule conv = conv_bias_relu(16, 32);
+    const IRModule conv = nhwc_conv(7, 16, 32, true);
     Schedule sch(conv);
     RuleOutcome o = gpu_split_reduction(sch, sch.get_block("conv"), Launch{1, 32}, cuda(), never);
     CHECK_FALSE(o.applied);
